@@ -1,0 +1,2 @@
+export * from './model/index';
+export * from './protocol/index';

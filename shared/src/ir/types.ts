@@ -1,0 +1,158 @@
+import type { DocumentKind } from '../model/document';
+
+/**
+ * Shared vocabulary of the IR core. Every parser returns `ParseResult<Ast>` and never throws on
+ * user input; every analysis produces one `DumpIndex` per dump. Offsets are UTF-16 code-unit
+ * offsets into the text (what JavaScript strings and CodeMirror use); lines are 1-based.
+ */
+export interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+export const Severity = { error: 'error', warning: 'warning', info: 'info' } as const;
+export type Severity = (typeof Severity)[keyof typeof Severity];
+
+export interface Diagnostic extends Span {
+  readonly severity: Severity;
+  readonly message: string;
+}
+
+export interface ParseResult<Ast> {
+  readonly ast: Ast;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Element types with their sizes in bits, across jaxpr (`f32`), MLIR (`f32`, `i1`, `complex<f32>`) and HLO (`pred`, `s32`). */
+export type DType = string;
+
+/** One array value's type: dtype plus dimensions (`-1` for a dynamic dimension). */
+export interface ArrayType {
+  readonly dtype: DType;
+  readonly dims: readonly number[];
+  /** Layout text as printed, e.g. `{1,0:T(8,128)(2,1)}`, without braces interpretation. */
+  readonly layout?: string;
+  /** Memory space from the layout, e.g. `S(1)` → 1. */
+  readonly memorySpace?: number;
+}
+
+/** A tuple or array type; tuples nest. */
+export type ValueType = { readonly tuple: readonly ValueType[] } | ArrayType;
+
+/** Where a value or op came from, as the dump says. */
+export interface SourceRef {
+  /** Name stack, e.g. `jit(mlp)/jit(main)/dot_general`. */
+  readonly opName?: string;
+  readonly file?: string;
+  readonly line?: number;
+}
+
+export const OutlineKind = {
+  module: 'module',
+  computation: 'computation',
+  function: 'function',
+  fusion: 'fusion',
+  jaxpr: 'jaxpr',
+  region: 'region',
+} as const;
+export type OutlineKind = (typeof OutlineKind)[keyof typeof OutlineKind];
+
+export interface OutlineEntry extends Span {
+  readonly name: string;
+  readonly kind: OutlineKind;
+  readonly lineFrom: number;
+  readonly lineTo: number;
+  /** Instructions, ops or equations directly inside. */
+  readonly opCount: number;
+  /** For fused computations (HLO): the fusion kind of the instruction that calls it, e.g. `kLoop`. */
+  readonly fusionKind?: string;
+  readonly isEntry?: boolean;
+  readonly children?: readonly OutlineEntry[];
+}
+
+/** A named value (HLO instruction result, MLIR SSA value, jaxpr variable) with its type and size. */
+export interface ValueInfo extends Span {
+  readonly name: string;
+  /** Enclosing computation / function / jaxpr, for names that repeat across scopes. */
+  readonly scope: string;
+  readonly line: number;
+  /** Type as printed, e.g. `bf16[8192,8192]{1,0}` or `tensor<16x32xf32>`. */
+  readonly type: string;
+  readonly bytes: number;
+}
+
+/** A decoded dot_general (or HLO `dot`). */
+export interface DotInfo extends Span {
+  readonly name: string;
+  readonly scope: string;
+  readonly line: number;
+  readonly lhs: readonly number[];
+  readonly rhs: readonly number[];
+  readonly lhsBatch: readonly number[];
+  readonly rhsBatch: readonly number[];
+  readonly lhsContracting: readonly number[];
+  readonly rhsContracting: readonly number[];
+  /** Einsum-like string, e.g. `ij,jk->ik` or `bij,bjk->bik`. */
+  readonly einsum: string;
+}
+
+export interface FusionInfo extends Span {
+  /** Name of the fusion instruction, e.g. `fusion.3`. */
+  readonly name: string;
+  readonly scope: string;
+  readonly line: number;
+  /** `kLoop`, `kInput`, `kOutput`, `kCustom`… */
+  readonly kind: string;
+  /** The fused computation it calls. */
+  readonly calls: string;
+  readonly fusedOps: number;
+  readonly inputBytes: number;
+  readonly outputBytes: number;
+}
+
+/** A value one kernel writes to memory and other kernels read back. */
+export interface SpillCandidate extends Span {
+  /** Producing instruction (a kernel: fusion, custom-call, dot, convolution, copy…). */
+  readonly producer: string;
+  readonly scope: string;
+  readonly line: number;
+  readonly type: string;
+  readonly bytes: number;
+  /** Consuming kernels, by instruction name. */
+  readonly consumers: readonly string[];
+  /** bytes × (1 write + 1 read per consuming kernel). */
+  readonly traffic: number;
+}
+
+/** Ties one op of one layer to the program: name stack and source position. */
+export interface CrossLayerKey extends Span {
+  /** jaxpr: output variable(s) joined by `,`; StableHLO: SSA result or op index; HLO: instruction name. */
+  readonly name: string;
+  /** Primitive or opcode: `dot_general`, `stablehlo.dot_general`, `dot`, `fusion`. */
+  readonly op: string;
+  readonly scope: string;
+  readonly line: number;
+  readonly source: SourceRef;
+  /** HLO: the fusion instruction whose fused computation holds this instruction. */
+  readonly fusion?: string;
+}
+
+/** Everything the views need about one dump, computed once at ingest. */
+export interface DumpIndex {
+  readonly kind: DocumentKind;
+  readonly bytes: number;
+  readonly lines: number;
+  readonly outline: readonly OutlineEntry[];
+  readonly values: readonly ValueInfo[];
+  readonly dots: readonly DotInfo[];
+  readonly fusions: readonly FusionInfo[];
+  /** Ranked by traffic, largest first. Empty for dumps that are not optimized HLO. */
+  readonly spills: readonly SpillCandidate[];
+  readonly keys: readonly CrossLayerKey[];
+}
+
+/** What `analyze` returns: the index plus every diagnostic of parse and analysis. */
+export interface Analysis {
+  readonly index: DumpIndex;
+  readonly diagnostics: readonly Diagnostic[];
+}

@@ -1,0 +1,4 @@
+export * from './annotation';
+export * from './document';
+export * from './roles';
+export * from './room-schema';

@@ -1,0 +1,2 @@
+export * from './close-codes';
+export * from './messages';

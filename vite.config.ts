@@ -1,0 +1,20 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'vitest/config';
+
+/** The web build (root `web/`, output `web/dist`) and the test projects of every workspace. */
+export default defineConfig({
+  root: 'web',
+  plugins: [svelte()],
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: true },
+  worker: { format: 'es' },
+  server: { proxy: { '/api': 'http://127.0.0.1:8080', '/sync': { target: 'ws://127.0.0.1:8080', ws: true } } },
+  test: {
+    root: '.',
+    projects: [
+      { extends: false, test: { name: 'shared', root: 'shared', include: ['src/**/*.test.ts'] } },
+      { extends: false, test: { name: 'server', root: 'server', include: ['src/**/*.test.ts'], testTimeout: 30_000 } },
+      { extends: false, test: { name: 'runners', root: 'runners', include: ['src/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
+      { extends: false, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 120_000, fileParallelism: false } },
+    ],
+  },
+});
