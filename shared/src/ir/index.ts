@@ -1,1 +1,3 @@
-export * from "./types";
+export * from './analyze';
+export * from './detect';
+export * from './types';
