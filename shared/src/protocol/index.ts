@@ -1,2 +1,4 @@
 export * from './close-codes';
 export * from './messages';
+export * from './ack';
+export * from './runner';
