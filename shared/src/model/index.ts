@@ -4,3 +4,4 @@ export * from './roles';
 export * from './room-schema';
 export * from './jobs';
 export * from './annotation-doc';
+export * from './api';
