@@ -1,0 +1,70 @@
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import type * as decoding from 'lib0/decoding';
+import { WebsocketProvider } from 'y-websocket';
+import { MessageType } from '@seam/shared/protocol';
+
+/** One stock y-websocket 3.x client: its document, its provider, and a promise of the first sync. */
+export interface StockClient {
+  readonly doc: Y.Doc;
+  readonly provider: WebsocketProvider;
+  /** Resolves on the first `sync` event; rejects when the server closes the socket for good first. */
+  readonly synced: Promise<void>;
+  /** Close codes of every connection the server closed after it opened (a healthy run has none). */
+  readonly closes: number[];
+  destroy(): void;
+}
+
+/**
+ * Opens a stock `WebsocketProvider` on `room` of `syncUrl` (`ws://host:port/sync`), over `ws`, with
+ * the cross-tab BroadcastChannel off: Node has a global BroadcastChannel, and clients of one
+ * process would otherwise pass updates to each other past the server.
+ */
+export function openStockClient(syncUrl: string, room: string, params: Record<string, string>, name: string): StockClient {
+  const doc = new Y.Doc();
+  const provider = new WebsocketProvider(syncUrl, room, doc, {
+    params,
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    disableBc: true,
+  });
+  provider.awareness.setLocalStateField('user', { name, color: '#3b82f6' });
+  const closes: number[] = [];
+  provider.on('connection-close', (event) => {
+    if (event) closes.push(event.code);
+  });
+  const synced = new Promise<void>((resolve, reject) => {
+    provider.on('sync', (state) => state && resolve());
+    provider.on('closed', ({ code, reason }) => reject(new Error(`${name}: closed by the server with ${code} ${reason}`)));
+  });
+  synced.catch(() => undefined);
+  return {
+    doc,
+    provider,
+    synced,
+    closes,
+    destroy: () => {
+      provider.destroy();
+      doc.destroy();
+    },
+  };
+}
+
+/** Lets a client read Seam's ack extension message (type 100); stock clients never receive it. */
+export function onAckMessage(client: StockClient, read: (decoder: decoding.Decoder) => void): void {
+  client.provider.messageHandlers[MessageType.ack] = (_encoder, decoder) => read(decoder);
+}
+
+/** Opens clients `concurrency` at a time (default 50), each resolved once synced. */
+export async function openMany<T>(count: number, concurrency: number, open: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array<T>(count);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) {
+      const i = next;
+      next += 1;
+      out[i] = await open(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
+  return out;
+}

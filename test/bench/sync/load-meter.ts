@@ -1,0 +1,44 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How busy a load process itself was while it measured: if it saturates, latencies include its queueing. */
+export interface LoadProcessUsage {
+  /** CPU time of the load process over wall time, percent of one core. */
+  readonly cpuPercent: number;
+  /** 99th percentile of its event-loop delay, ms. */
+  readonly loopDelayP99: number;
+}
+
+/** Starts measuring the current process's CPU and event-loop delay. */
+export class LoadMeter {
+  private readonly cpu = process.cpuUsage();
+  private readonly wall = performance.now();
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor() {
+    this.loop.enable();
+  }
+
+  stop(): LoadProcessUsage {
+    this.loop.disable();
+    const used = process.cpuUsage(this.cpu);
+    const wallMs = performance.now() - this.wall;
+    return { cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100, loopDelayP99: this.loop.percentile(99) / 1e6 };
+  }
+}
+
+/** Waits until `due` (a performance.now() time); returns at once when it has passed. */
+export async function until(due: number): Promise<void> {
+  const wait = due - performance.now();
+  if (wait >= 1) await sleep(wait);
+}
+
+/** Resolves when `done()` holds, checking every `everyMs` (default 20), or after `timeoutMs`; true if it held. */
+export async function waitFor(done: () => boolean, timeoutMs: number, everyMs = 20): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() >= deadline) return false;
+    await sleep(everyMs);
+  }
+  return true;
+}

@@ -1,0 +1,47 @@
+import { quantile } from '../table';
+
+/** `SEAM_BENCH_QUICK=1`: shrunken loads that check a benchmark works in seconds, not its figures. */
+export const QUICK = process.env.SEAM_BENCH_QUICK === '1';
+
+/** Quantiles of a set of latencies, ms. */
+export interface Summary {
+  readonly count: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function summarize(values: readonly number[]): Summary {
+  return {
+    count: values.length,
+    p50: quantile(values, 0.5),
+    p95: quantile(values, 0.95),
+    p99: quantile(values, 0.99),
+    max: values.reduce((m, v) => Math.max(m, v), -Infinity),
+  };
+}
+
+/** `seam / reference`, two decimals; `n/a` when either side is missing. */
+export function ratio(seam: number | undefined, reference: number | undefined): string {
+  if (seam === undefined || reference === undefined || !Number.isFinite(seam) || !Number.isFinite(reference) || reference === 0) return 'n/a';
+  return (seam / reference).toFixed(2);
+}
+
+/** Bytes as MB with one decimal. */
+export function mb(bytes: number): string {
+  return Number.isFinite(bytes) ? (bytes / 1024 / 1024).toFixed(1) : 'n/a';
+}
+
+/** `met` or `MISSED` for a goal line. */
+export function verdict(ok: boolean): string {
+  return ok ? 'met' : 'MISSED';
+}
+
+/** Close codes as `code×count`, or `none`. */
+export function closeList(codes: readonly number[]): string {
+  if (codes.length === 0) return 'none';
+  const counts = new Map<number, number>();
+  for (const c of codes) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return [...counts].map(([c, n]) => `${c}×${n}`).join(' ');
+}
