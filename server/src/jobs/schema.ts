@@ -1,0 +1,41 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Creates the job queue's tables in the server's SQLite database when they are missing: capture
+ * jobs (one row per job; `attempt` counts leases) and runner tokens (stored as sha256 only).
+ */
+export function migrateJobs(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS capture_jobs (
+      id TEXT PRIMARY KEY,
+      room_id TEXT NOT NULL,
+      request TEXT NOT NULL,
+      requested_by TEXT NOT NULL,
+      wanted_runner TEXT,
+      status TEXT NOT NULL,
+      attempt INTEGER NOT NULL DEFAULT 0,
+      max_attempts INTEGER NOT NULL,
+      runner_id TEXT,
+      runner_name TEXT,
+      lease_expires_at INTEGER,
+      requeued_at INTEGER,
+      phase TEXT,
+      result_attempt INTEGER,
+      documents TEXT NOT NULL DEFAULT '[]',
+      analyses TEXT,
+      provenance TEXT,
+      error TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS capture_jobs_status ON capture_jobs (status, created_at);
+    CREATE INDEX IF NOT EXISTS capture_jobs_room ON capture_jobs (room_id, created_at);
+    CREATE TABLE IF NOT EXISTS runner_tokens (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      hash TEXT NOT NULL UNIQUE,
+      created_at INTEGER NOT NULL,
+      revoked_at INTEGER
+    );
+  `);
+}

@@ -1,0 +1,265 @@
+import type { CaptureEntry, CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
+import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
+import { CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
+import type Database from 'better-sqlite3';
+import { JobQueue, toCaptureEntry, type JobRecord } from './queue';
+import { RunnerRegistry, type ConnectedRunner, type RunnerInfo, type RunnerSocket } from './registry';
+import { RunnerTokens, type RunnerTokenInfo } from './runner-tokens';
+
+/** One dump of a capture group, as handed to the server's document ingest. */
+export interface CaptureDocument {
+  readonly title: string;
+  readonly text: string;
+  readonly kind: DocumentKind;
+  /** `runner:<name>`. */
+  readonly addedBy: string;
+  /** The job id: every dump of one capture shares it. */
+  readonly captureId: string;
+}
+
+/** Where the job queue writes into rooms: the server's ingest and its server-only `captures` key. */
+export interface CaptureSink {
+  /** Stores a dump and lists it in the room's `documents` map; resolves to its document id. */
+  ingest(roomId: string, doc: CaptureDocument): Promise<{ readonly id: string }>;
+  /** Writes one job's entry into the room's `captures` map (server-written, never by clients). */
+  publish(roomId: string, entry: CaptureEntry): void;
+}
+
+/** The few log calls the queue makes; pino's logger fits. Tokens are never passed to it. */
+export interface JobLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Lease timings and retry limit; tests shorten them. */
+export interface JobTimings {
+  /** How long a lease lasts without a heartbeat; default 30 s. */
+  readonly leaseMs: number;
+  /** How often runners are told to heartbeat; default a third of the lease. */
+  readonly heartbeatMs: number;
+  /** Leases a job gets before it fails; default 3. */
+  readonly maxAttempts: number;
+  /** How long a job put back after a lost runner waits for another before it fails; default 2 leases. */
+  readonly retryWaitMs: number;
+}
+
+/** Fills the timings from a partial set, derived values following `leaseMs`. */
+export function resolveTimings(partial: Partial<JobTimings> = {}): JobTimings {
+  const leaseMs = partial.leaseMs ?? 30_000;
+  return {
+    leaseMs,
+    heartbeatMs: partial.heartbeatMs ?? Math.max(50, Math.floor(leaseMs / 3)),
+    maxAttempts: partial.maxAttempts ?? 3,
+    retryWaitMs: partial.retryWaitMs ?? 2 * leaseMs,
+  };
+}
+
+const DOCUMENT_KIND: Readonly<Record<CaptureKind, DocumentKind>> = {
+  jaxpr: 'jaxpr', stablehlo: 'stablehlo', hlo: 'hlo', 'hlo-opt': 'hlo-opt', trace: 'trace', cost: 'text', memory: 'text',
+};
+
+/** The outcome of posting a result: whether this post applied it, and the job as it stands. */
+export interface ResultOutcome {
+  readonly applied: boolean;
+  readonly job: JobRecord;
+}
+
+/**
+ * The capture job service: queue, runner registry and tokens, lease sweeping, and result
+ * application. Runners attach sockets; routes call `request`, `cancel` and `postResult`.
+ */
+export class CaptureService {
+  readonly queue: JobQueue;
+  readonly tokens: RunnerTokens;
+  readonly registry = new RunnerRegistry();
+  readonly timings: JobTimings;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    db: Database.Database,
+    private readonly sink: CaptureSink,
+    private readonly log: JobLogger,
+    timings: Partial<JobTimings> = {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.queue = new JobQueue(db, now);
+    this.tokens = new RunnerTokens(db, now);
+    this.timings = resolveTimings(timings);
+    this.timer = setInterval(() => this.tick(), Math.max(20, Math.min(1000, Math.floor(this.timings.leaseMs / 4))));
+    this.timer.unref();
+  }
+
+  /** Stops the sweep timer and closes every runner socket. */
+  close(): void {
+    clearInterval(this.timer);
+    for (const r of this.registry.all()) r.socket.close(CloseCode.goingAway, CLOSE_REASONS[CloseCode.goingAway]);
+  }
+
+  private publish(job: JobRecord): void {
+    this.sink.publish(job.roomId, toCaptureEntry(job));
+  }
+
+  /** Queues a capture for a room and hands it to an idle runner if one is connected. */
+  request(roomId: string, request: CaptureRequest, requestedBy: string): JobRecord {
+    const job = this.queue.enqueue(roomId, request, requestedBy, this.timings.maxAttempts);
+    this.log.info({ jobId: job.id, roomId }, 'capture queued');
+    this.publish(job);
+    this.dispatch();
+    return this.queue.get(job.id) ?? job;
+  }
+
+  /** Cancels a job; a running one is told to stop on its runner. Null when it was already final. */
+  cancel(jobId: string): JobRecord | null {
+    const before = this.queue.cancel(jobId);
+    if (!before) return null;
+    if (before.status === 'running' && before.runnerId) {
+      this.registry.send(before.runnerId, { type: 'cancel', jobId, attempt: before.attempt, reason: 'cancelled' });
+    }
+    const job = this.queue.get(jobId);
+    if (job) this.publish(job);
+    this.log.info({ jobId }, 'capture cancelled');
+    return job;
+  }
+
+  /** Runners connected now, for the Capture panel's runner choice. */
+  runners(): RunnerInfo[] {
+    return this.registry.all().map((r) => ({
+      name: r.name, capabilities: r.capabilities, busy: this.queue.heldBy(r.id).length > 0, connectedAt: r.connectedAt,
+    }));
+  }
+
+  /**
+   * Attaches an authenticated runner socket. Returns the handlers the transport calls for each
+   * text frame and on close; the first frame must be `hello`.
+   */
+  attach(token: RunnerTokenInfo, socket: RunnerSocket): { onMessage(data: string): void; onClose(): void } {
+    let runner: ConnectedRunner | undefined;
+    const refuse = (code: CloseCode, message: string) => {
+      socket.send(writeRunnerMessage({ type: 'error', code: CLOSE_REASONS[code], message }));
+      socket.close(code, CLOSE_REASONS[code]);
+    };
+    return {
+      onMessage: (data) => {
+        if (!this.tokens.isLive(token.id)) return refuse(CloseCode.tokenRevoked, 'runner token revoked');
+        const msg = readAgentMessage(data);
+        if (!msg) return refuse(CloseCode.malformedMessage, 'not a runner protocol frame');
+        if (!runner) {
+          if (msg.type !== 'hello') return refuse(CloseCode.malformedMessage, 'the first frame must be hello');
+          runner = this.register(token, msg.name, msg.capabilities, socket);
+          return;
+        }
+        if (msg.type === 'hello') return refuse(CloseCode.malformedMessage, 'hello sent twice');
+        runner.lastSeen = this.now();
+        if (msg.type === 'ready') {
+          runner.ready = true;
+          this.dispatch();
+        } else if (msg.type === 'heartbeat') {
+          for (const ref of msg.jobs) {
+            if (!this.queue.renew(runner.id, ref.jobId, ref.attempt, this.timings.leaseMs)) {
+              socket.send(writeRunnerMessage({ type: 'cancel', jobId: ref.jobId, attempt: ref.attempt, reason: 'lease lost' }));
+            }
+          }
+        } else if (msg.type === 'status') {
+          const job = this.queue.setPhase(runner.id, msg.jobId, msg.attempt, msg.phase);
+          if (job) this.publish(job);
+        }
+      },
+      onClose: () => {
+        if (runner) {
+          this.registry.remove(runner.id, socket);
+          this.log.info({ runner: runner.name }, 'runner disconnected');
+        }
+      },
+    };
+  }
+
+  private register(token: RunnerTokenInfo, name: string, capabilities: RunnerCapabilities, socket: RunnerSocket): ConnectedRunner {
+    const runner: ConnectedRunner = {
+      id: `${token.id}/${name}`, tokenId: token.id, name, capabilities, socket, connectedAt: this.now(), ready: false, lastSeen: this.now(),
+    };
+    const old = this.registry.add(runner);
+    old?.socket.close(CloseCode.goingAway, 'replaced by a new connection');
+    socket.send(writeRunnerMessage({ type: 'welcome', runnerId: runner.id, heartbeatMs: this.timings.heartbeatMs, leaseMs: this.timings.leaseMs }));
+    this.log.info({ runner: name, platform: capabilities.platform, deviceKind: capabilities.deviceKind }, 'runner connected');
+    return runner;
+  }
+
+  /** Leases queued jobs to ready runners whose token is still live. */
+  private dispatch(): void {
+    for (const r of this.registry.all()) {
+      if (!r.ready) continue;
+      if (!this.tokens.isLive(r.tokenId)) {
+        r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
+        continue;
+      }
+      const job = this.queue.lease(r.id, r.name, this.timings.leaseMs);
+      if (!job) continue;
+      r.ready = false;
+      r.socket.send(writeRunnerMessage({ type: 'job', jobId: job.id, attempt: job.attempt, request: job.request }));
+      this.log.info({ jobId: job.id, attempt: job.attempt, runner: r.name }, 'capture leased');
+      this.publish(job);
+    }
+  }
+
+  private tick(): void {
+    for (const r of this.registry.all()) {
+      if (!this.tokens.isLive(r.tokenId)) {
+        this.registry.remove(r.id, r.socket);
+        r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
+      }
+    }
+    const { requeued, failed } = this.queue.sweep(this.timings.retryWaitMs);
+    for (const job of requeued) {
+      this.log.warn({ jobId: job.id, attempt: job.attempt }, 'runner lease expired; capture requeued');
+      this.publish(job);
+    }
+    for (const job of failed) {
+      this.log.warn({ jobId: job.id }, 'capture failed: runner lost');
+      this.publish(job);
+    }
+    if (requeued.length > 0) this.dispatch();
+  }
+
+  /**
+   * Applies a runner's result for one attempt, exactly once: the first post of the running attempt
+   * ingests the artifacts as one capture group; later posts, and posts for stale attempts, change
+   * nothing and get the job as it stands.
+   */
+  async postResult(token: RunnerTokenInfo, jobId: string, attempt: number, body: ResultBody): Promise<ResultOutcome | null> {
+    const before = this.queue.get(jobId);
+    if (!before) return null;
+    if (before.runnerId?.startsWith(`${token.id}/`) !== true || !this.queue.claimResult(jobId, attempt)) {
+      return { applied: false, job: before };
+    }
+    const runnerName = before.runnerName ?? 'runner';
+    const runner = before.runnerId ? this.registry.get(before.runnerId) : undefined;
+    const provenance: CaptureProvenance = {
+      ...(runner ? runner.capabilities : {}), ...(body.provenance ?? {}), runner: runnerName, xlaFlags: before.request.options.xlaFlags,
+    };
+    let job: JobRecord;
+    if (!body.ok) {
+      job = this.queue.fail(jobId, body.error, provenance);
+    } else {
+      job = await this.ingest(before, runnerName, body, provenance);
+    }
+    this.log.info({ jobId, attempt, status: job.status }, 'capture result applied');
+    this.publish(job);
+    return { applied: true, job };
+  }
+
+  private async ingest(job: JobRecord, runnerName: string, body: Extract<ResultBody, { ok: true }>, provenance: CaptureProvenance): Promise<JobRecord> {
+    const ids: string[] = [];
+    try {
+      for (const a of body.artifacts) {
+        const doc = await this.sink.ingest(job.roomId, {
+          title: a.title, text: a.text, kind: DOCUMENT_KIND[a.kind], addedBy: `runner:${runnerName}`, captureId: job.id,
+        });
+        ids.push(doc.id);
+      }
+    } catch (err) {
+      const error: CaptureError = { reason: 'ingest-error', message: `storing the capture failed: ${(err as Error).message}` };
+      return this.queue.fail(job.id, error, provenance);
+    }
+    return this.queue.complete(job.id, ids, provenance, body.analyses ?? null);
+  }
+}

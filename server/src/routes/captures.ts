@@ -1,0 +1,75 @@
+import { Hono } from 'hono';
+import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
+import { badRequest, forbidden, notFound } from '../errors';
+import type { CaptureService } from '../jobs/service';
+import { toCaptureEntry, type JobRecord } from '../jobs/queue';
+
+/** What the capture routes need from the rest of the server. */
+export interface CaptureRouteDeps {
+  readonly jobs: CaptureService;
+  /** The role the request's room token grants in `roomId`; throws the server's ApiError when none. */
+  roleOf(roomId: string, authorization: string | undefined, queryToken: string | undefined): Role;
+  /** The room setting `allowAnnotatorCapture` (false when unset). */
+  allowAnnotatorCapture(roomId: string): boolean;
+}
+
+function assertMayCapture(deps: CaptureRouteDeps, roomId: string, role: Role): void {
+  if (role === 'owner') return;
+  if (role === 'annotator' && deps.allowAnnotatorCapture(roomId)) return;
+  throw forbidden(role === 'viewer' ? 'viewers cannot request captures' : 'the owner has not allowed annotators to request captures');
+}
+
+function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord {
+  const job = deps.jobs.queue.get(jobId);
+  if (!job || job.roomId !== roomId) throw notFound(`no capture ${jobId} in this room`);
+  return job;
+}
+
+/**
+ * `POST /api/rooms/:id/captures` (202 with the queued job), `GET …/captures` (the room's jobs),
+ * `GET …/captures/:jobId` (status, documents, error) and `DELETE …/captures/:jobId` (cancel).
+ * Owners may capture; annotators when the room allows it; viewers never.
+ */
+export function captureRoutes(deps: CaptureRouteDeps): Hono {
+  const app = new Hono();
+  const role = (c: { req: { param(k: 'id'): string; header(k: string): string | undefined; query(k: string): string | undefined } }) =>
+    deps.roleOf(c.req.param('id'), c.req.header('authorization'), c.req.query('token'));
+
+  app.post('/api/rooms/:id/captures', async (c) => {
+    const roomId = c.req.param('id');
+    assertMayCapture(deps, roomId, role(c));
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      throw badRequest('the body must be JSON');
+    }
+    const parsed = CaptureRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    }
+    const job = deps.jobs.request(roomId, parsed.data, role(c));
+    return c.json({ job: toCaptureEntry(job) }, 202);
+  });
+
+  app.get('/api/rooms/:id/captures', (c) => {
+    role(c);
+    return c.json({ jobs: deps.jobs.queue.listRoom(c.req.param('id')).map(toCaptureEntry) });
+  });
+
+  app.get('/api/rooms/:id/captures/:jobId', (c) => {
+    role(c);
+    return c.json({ job: toCaptureEntry(jobOf(deps, c.req.param('id'), c.req.param('jobId'))) });
+  });
+
+  app.delete('/api/rooms/:id/captures/:jobId', (c) => {
+    const roomId = c.req.param('id');
+    assertMayCapture(deps, roomId, role(c));
+    const job = jobOf(deps, roomId, c.req.param('jobId'));
+    if (isFinalStatus(job.status)) return c.json({ job: toCaptureEntry(job) });
+    const after = deps.jobs.cancel(job.id) ?? jobOf(deps, roomId, job.id);
+    return c.json({ job: toCaptureEntry(after) });
+  });
+
+  return app;
+}

@@ -1,0 +1,56 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Role } from '@seam/shared/model';
+import type { ResultBody } from '@seam/shared/protocol';
+import { ApiError, ErrorCode, badRequest, notFound, tooLarge } from '../errors';
+import type { CaptureService } from '../jobs/service';
+import { toCaptureEntry } from '../jobs/queue';
+import { bearer } from '../jobs/runner-auth';
+import { validResultBody } from '../jobs/result-body';
+
+/** What the runner routes need from the rest of the server. */
+export interface RunnerRouteDeps {
+  readonly jobs: CaptureService;
+  /** As for the capture routes: the role a room token grants, or the server's ApiError. */
+  roleOf(roomId: string, authorization: string | undefined, queryToken: string | undefined): Role;
+  /** Largest result body a runner may post; default 256 MiB. */
+  readonly maxResultBytes?: number;
+}
+
+/**
+ * `GET /api/rooms/:id/runners` lists the connected runners and their devices for room members;
+ * `POST /api/runner/jobs/:jobId/attempts/:attempt/result` takes a runner's result (runner token),
+ * applied exactly once per job however often it is posted.
+ */
+export function runnerRoutes(deps: RunnerRouteDeps): Hono {
+  const app = new Hono();
+
+  app.get('/api/rooms/:id/runners', (c) => {
+    deps.roleOf(c.req.param('id'), c.req.header('authorization'), c.req.query('token'));
+    return c.json({ runners: deps.jobs.runners() });
+  });
+
+  app.post(
+    '/api/runner/jobs/:jobId/attempts/:attempt/result',
+    bodyLimit({ maxSize: deps.maxResultBytes ?? 256 * 1024 * 1024, onError: () => { throw tooLarge('the result is larger than the server accepts'); } }),
+    async (c) => {
+      const token = deps.jobs.tokens.verify(bearer(c.req.header('authorization')) ?? '');
+      if (!token) throw new ApiError(ErrorCode.unauthorized, 'a valid runner token is required');
+      const attempt = Number(c.req.param('attempt'));
+      if (!Number.isInteger(attempt) || attempt < 1) throw badRequest('attempt must be a positive integer');
+      let raw: unknown;
+      try {
+        raw = await c.req.json();
+      } catch {
+        throw badRequest('the body must be JSON');
+      }
+      const body: ResultBody | string = validResultBody(raw);
+      if (typeof body === 'string') throw badRequest(body);
+      const outcome = await deps.jobs.postResult(token, c.req.param('jobId'), attempt, body);
+      if (!outcome) throw notFound('no such capture job');
+      return c.json({ applied: outcome.applied, job: toCaptureEntry(outcome.job) });
+    },
+  );
+
+  return app;
+}
