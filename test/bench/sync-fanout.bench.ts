@@ -39,7 +39,7 @@ const rows = [...results].map(([name, r]) => {
   return [name, d.count, r.missing, d.p50, d.p99, d.max, a.count > 0 ? a.p50 : '-', a.count > 0 ? a.p99 : '-', r.unacknowledged,
     (scale.annotations / r.writeSeconds).toFixed(0), r.load.cpuPercent.toFixed(0), r.load.loopDelayP99, closeList(r.closes)];
 });
-printTable('delivery latency (ms), write → every reader', ['server', 'deliveries', 'missing', 'p50', 'p99', 'max', 'ack p50', 'ack p99', 'unacked', 'writes/s', 'load cpu%', 'load lag p99', 'closes'], rows);
+printTable('delivery latency (ms), write → every reader', ['server', 'deliveries', 'missing', 'p50', 'p99', 'max', 'ack p50', 'ack p99', 'unacked', 'writes/s', 'load cpu%', 'load lag p99 ms', 'closes'], rows);
 
 const ref = results.get('reference');
 const seam = results.get('seam');

@@ -5,15 +5,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface LoadProcessUsage {
   /** CPU time of the load process over wall time, percent of one core. */
   readonly cpuPercent: number;
-  /** 99th percentile of its event-loop delay, ms. */
+  /** 99th percentile of its event-loop delay beyond the sampling interval, ms. */
   readonly loopDelayP99: number;
 }
+
+/** Sampling interval of the event-loop delay histogram, ms; the histogram records whole intervals. */
+const RESOLUTION_MS = 5;
 
 /** Starts measuring the current process's CPU and event-loop delay. */
 export class LoadMeter {
   private readonly cpu = process.cpuUsage();
   private readonly wall = performance.now();
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 
   constructor() {
     this.loop.enable();
@@ -23,7 +26,7 @@ export class LoadMeter {
     this.loop.disable();
     const used = process.cpuUsage(this.cpu);
     const wallMs = performance.now() - this.wall;
-    return { cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100, loopDelayP99: this.loop.percentile(99) / 1e6 };
+    return { cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100, loopDelayP99: Math.max(0, this.loop.percentile(99) / 1e6 - RESOLUTION_MS) };
   }
 }
 
