@@ -1,14 +1,29 @@
-import type { DocumentKind } from '../model/document';
+import { DocumentKind } from '../model/document';
 import { detectKind } from './detect';
+import { indexHlo } from './hlo/index';
 import type { Analysis } from './types';
 
 /**
  * Parses and indexes one dump. Never throws on user input: what cannot be read comes back as
- * diagnostics. `kind` defaults to `detectKind(text)`.
+ * diagnostics. `kind` defaults to `detectKind(text)`; HLO before and after optimization share one
+ * indexer, and only `hlo-opt` gets spill candidates.
  */
 export function analyze(text: string, kind: DocumentKind = detectKind(text)): Analysis {
+  switch (kind) {
+    case DocumentKind.hlo:
+    case DocumentKind.hloOpt:
+      return indexHlo(text, kind);
+    default:
+      return emptyAnalysis(text, kind);
+  }
+}
+
+/** An index with nothing in it, for kinds that have no indexer (trace, text). */
+function emptyAnalysis(text: string, kind: DocumentKind): Analysis {
+  let lines = 1;
+  for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) lines++;
   return {
-    index: { kind, bytes: text.length, lines: text.split('\n').length, outline: [], values: [], dots: [], fusions: [], spills: [], keys: [] },
+    index: { kind, bytes: text.length, lines, outline: [], values: [], dots: [], fusions: [], spills: [], keys: [] },
     diagnostics: [],
   };
 }

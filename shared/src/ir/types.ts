@@ -45,6 +45,8 @@ export interface SourceRef {
   readonly opName?: string;
   readonly file?: string;
   readonly line?: number;
+  /** 1-based column when the dump prints one (jaxpr source info, MLIR file locations). */
+  readonly column?: number;
 }
 
 export const OutlineKind = {
@@ -122,6 +124,8 @@ export interface SpillCandidate extends Span {
   readonly consumers: readonly string[];
   /** bytes × (1 write + 1 read per consuming kernel). */
   readonly traffic: number;
+  /** When the producer writes a tuple (a multi-output fusion), the element read: `[1]` is `{1}`. */
+  readonly outputIndex?: readonly number[];
 }
 
 /** Ties one op of one layer to the program: name stack and source position. */

@@ -1,0 +1,104 @@
+import type { HloMetadata } from './ast';
+import { Ch, type Scanner } from './scanner';
+
+/** int_list := `{` (int (`,` int)*)? `}`, as in `lhs_contracting_dims={1}`. Reads through the group. */
+export function parseIntList(s: Scanner): number[] {
+  const out: number[] = [];
+  if (!s.eat(Ch.lbrace)) {
+    s.skipValue();
+    return out;
+  }
+  for (;;) {
+    s.skipTrivia();
+    if (s.eat(Ch.rbrace)) return out;
+    const n = s.integer();
+    if (n < 0) {
+      s.error(s.pos, s.pos + 1, "expected an integer or '}' in a list");
+      s.skipValue();
+      s.eat(Ch.rbrace);
+      return out;
+    }
+    out.push(n);
+    s.skipTrivia();
+    s.eat(Ch.comma);
+  }
+}
+
+/** name_list := `%name` | `{` (`%name` (`,` `%name`)*)? `}`, as in `calls=%f` or `branch_computations={%a, %b}`. */
+export function parseNameList(s: Scanner): string[] {
+  s.skipTrivia();
+  if (!s.eat(Ch.lbrace)) {
+    const one = s.name();
+    if (!one) s.skipValue();
+    return one ? [one] : [];
+  }
+  const out: string[] = [];
+  for (;;) {
+    s.skipTrivia();
+    if (s.eat(Ch.rbrace)) return out;
+    const n = s.name();
+    if (!n) {
+      s.error(s.pos, s.pos + 1, "expected a computation name or '}'");
+      s.skipValue();
+      s.eat(Ch.rbrace);
+      return out;
+    }
+    out.push(n);
+    s.skipTrivia();
+    s.eat(Ch.comma);
+  }
+}
+
+/** A single name value, `to_apply=%add`; '' with a diagnostic when missing. */
+export function parseName(s: Scanner): string {
+  s.skipTrivia();
+  const n = s.name();
+  if (!n) {
+    s.error(s.pos, s.pos + 1, 'expected a computation name');
+    s.skipValue();
+  }
+  return n;
+}
+
+/**
+ * metadata := `{` (key `=` value)* `}` with keys such as `op_type`, `op_name`, `source_file`,
+ * `source_line`, `stack_frame_id`, `profile_type={1}`, `deduplicated_name`; unknown keys are
+ * skipped so newer XLA fields cost nothing.
+ */
+export function parseMetadata(s: Scanner): HloMetadata | undefined {
+  if (!s.eat(Ch.lbrace)) {
+    s.skipValue();
+    return undefined;
+  }
+  const m: { opName?: string; opType?: string; sourceFile?: string; sourceLine?: number; stackFrameId?: number } = {};
+  for (;;) {
+    s.skipTrivia();
+    if (s.pos >= s.end) {
+      s.error(s.end, s.end, "metadata: expected '}' before the end of the text");
+      return m;
+    }
+    if (s.eat(Ch.rbrace)) return m;
+    if (s.eat(Ch.comma)) continue;
+    const keyAt = s.pos;
+    const key = s.name();
+    if (!key || !s.eat(Ch.eq)) {
+      s.error(keyAt, s.pos + 1, 'metadata: expected key=value');
+      s.skipValue();
+      s.eat(Ch.rbrace);
+      return m;
+    }
+    if (s.peek() === Ch.quote) {
+      const v = s.string();
+      if (key === 'op_name') m.opName = v;
+      else if (key === 'source_file') m.sourceFile = v;
+      else if (key === 'op_type') m.opType = v;
+    } else if (key === 'source_line' || key === 'stack_frame_id') {
+      const n = s.integer();
+      if (n < 0) s.skipValue();
+      else if (key === 'source_line') m.sourceLine = n;
+      else m.stackFrameId = n;
+    } else {
+      s.skipValue();
+    }
+  }
+}

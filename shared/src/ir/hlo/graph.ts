@@ -1,0 +1,96 @@
+import type { HloComputation, HloInstruction, HloModule } from './ast';
+
+/** How a computation is called from another one, for following values across the call. */
+export interface CallSite {
+  readonly caller: HloInstruction;
+  readonly scope: HloComputation;
+  readonly role: 'call' | 'while-body' | 'while-condition' | 'branch';
+  /** For branches: the branch index, so parameter 0 is operand `index + 1`. */
+  readonly index: number;
+}
+
+/**
+ * The call structure of one module: computations by name, the entry, which fusion calls each
+ * fused computation, and the call sites of while bodies, conditional branches and `call` targets.
+ */
+export class ModuleGraph {
+  readonly computations = new Map<string, HloComputation>();
+  readonly entry: HloComputation | undefined;
+  /** Fused computation name → the fusion instruction that calls it (the first, if several do). */
+  readonly fusionCaller = new Map<string, HloInstruction>();
+  /** Computation name → where it is called as a while body/condition, branch or `call` target. */
+  readonly callSites = new Map<string, CallSite[]>();
+  private readonly names = new Map<HloComputation, Map<string, HloInstruction>>();
+
+  constructor(readonly module: HloModule) {
+    for (const c of module.computations) this.computations.set(c.name, c);
+    // XLA takes the last computation as the entry when none is marked `ENTRY`.
+    this.entry = module.computations.find((c) => c.isEntry) ?? module.computations[module.computations.length - 1];
+    for (const scope of module.computations) {
+      for (const ins of scope.instructions) this.noteCalls(scope, ins);
+    }
+  }
+
+  private noteCalls(scope: HloComputation, ins: HloInstruction): void {
+    if (ins.opcode === 'fusion' && ins.calls) {
+      for (const c of ins.calls) if (!this.fusionCaller.has(c)) this.fusionCaller.set(c, ins);
+    }
+    const add = (name: string | undefined, role: CallSite['role'], index = 0) => {
+      if (!name) return;
+      let list = this.callSites.get(name);
+      if (!list) this.callSites.set(name, (list = []));
+      list.push({ caller: ins, scope, role, index });
+    };
+    if (ins.opcode === 'while') {
+      add(ins.body, 'while-body');
+      add(ins.condition, 'while-condition');
+    } else if (ins.opcode === 'conditional' && ins.branches) {
+      ins.branches.forEach((b, i) => add(b, 'branch', i));
+    } else if (ins.opcode === 'call') {
+      add(ins.toApply ?? ins.calls?.[0], 'call');
+    }
+  }
+
+  /** The instruction called `name` in `scope`, if any. */
+  lookup(scope: HloComputation, name: string): HloInstruction | undefined {
+    let map = this.names.get(scope);
+    if (!map) {
+      map = new Map();
+      for (const ins of scope.instructions) map.set(ins.name, ins);
+      this.names.set(scope, map);
+    }
+    return map.get(name);
+  }
+
+  /** The ROOT of a computation (the last instruction when none is marked). */
+  root(scope: HloComputation): HloInstruction | undefined {
+    return scope.instructions.find((i) => i.isRoot) ?? scope.instructions[scope.instructions.length - 1];
+  }
+
+  /**
+   * Computations that run as a sequence of kernels: the entry and, transitively, the while bodies
+   * and conditions, conditional branches and `call` targets it reaches. Fused computations and
+   * reducers (`to_apply` of reduce, sort, all-reduce…) are not among them.
+   */
+  kernelScopes(): HloComputation[] {
+    const out: HloComputation[] = [];
+    const seen = new Set<HloComputation>();
+    const visit = (c: HloComputation | undefined) => {
+      if (!c || seen.has(c)) return;
+      seen.add(c);
+      out.push(c);
+      for (const ins of c.instructions) {
+        if (ins.opcode === 'while') {
+          visit(this.computations.get(ins.body ?? ''));
+          visit(this.computations.get(ins.condition ?? ''));
+        } else if (ins.opcode === 'conditional') {
+          for (const b of ins.branches ?? []) visit(this.computations.get(b));
+        } else if (ins.opcode === 'call') {
+          visit(this.computations.get(ins.toApply ?? ins.calls?.[0] ?? ''));
+        }
+      }
+    };
+    visit(this.entry);
+    return out;
+  }
+}

@@ -1,0 +1,183 @@
+import type { HloDotDims, HloInstruction, HloMetadata } from './ast';
+import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
+import { Ch, isNameChar, type Scanner } from './scanner';
+import { parseShape } from './shape';
+
+const NO_SHAPE = { type: { tuple: [] }, bytes: 0 } as const;
+
+/** Opcodes whose parenthesised part is a literal or a number, not operand names. */
+const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
+
+/**
+ * instruction := `ROOT`? name `=` shape opcode `(` operands `)` (`,` attr `=` value)*
+ * e.g. `ROOT %fusion = f32[8]{0} fusion(f32[8]{0} %p0, %p1), kind=kLoop, calls=%fused_computation`.
+ * Returns undefined, with a diagnostic, when the instruction cannot be read.
+ */
+export function parseInstruction(s: Scanner): HloInstruction | undefined {
+  const from = s.pos;
+  const isRoot = s.atWord('ROOT');
+  if (isRoot) {
+    s.pos += 4;
+    s.skipTrivia();
+  }
+  const nameAt = s.pos;
+  const name = s.name();
+  s.skipTrivia();
+  if (!name || !s.eat(Ch.eq)) {
+    s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);
+    return undefined;
+  }
+  const typeAt = (s.skipTrivia(), s.pos);
+  // The shape may be left out where XLA can infer it: `ROOT compare = compare(p0, ten), direction=LT`.
+  const shape = startsShape(s) ? parseShape(s) : NO_SHAPE;
+  if (!shape) return undefined;
+  const typeText = s.text.slice(typeAt, s.pos);
+  s.skipTrivia();
+  const opAt = s.pos;
+  const opcode = s.name();
+  if (!opcode || s.peek() !== Ch.lparen) {
+    s.error(opAt, opAt + Math.max(1, opcode.length), opcode ? `expected '(' after opcode '${opcode}'` : 'expected an opcode');
+    return undefined;
+  }
+  let number = -1;
+  let operands: string[];
+  if (LITERAL_OPERANDS.has(opcode)) {
+    const open = s.pos;
+    s.skipGroup();
+    if (opcode === 'parameter') number = readInt(s.text, open + 1, s.pos);
+    operands = [];
+  } else {
+    operands = parseOperands(s);
+  }
+  let fusionKind: string | undefined;
+  let calls: string[] | undefined;
+  let toApply: string | undefined;
+  let condition: string | undefined;
+  let body: string | undefined;
+  let branches: string[] | undefined;
+  let metadata: HloMetadata | undefined;
+  let dot: HloDotDims | undefined;
+  let to = s.pos;
+  for (;;) {
+    s.skipTrivia();
+    if (s.peek() !== Ch.comma) break;
+    s.pos++;
+    s.skipTrivia();
+    const keyAt = s.pos;
+    const key = s.name();
+    if (!key || !s.eat(Ch.eq)) {
+      s.error(keyAt, s.pos + 1, 'expected attribute=value');
+      break;
+    }
+    switch (key) {
+      case 'kind': fusionKind = s.name(); break;
+      case 'calls': calls = parseNameList(s); break;
+      case 'to_apply': toApply = parseName(s); break;
+      case 'condition': condition = parseName(s); break;
+      case 'body': body = parseName(s); break;
+      case 'branch_computations': branches = parseNameList(s); break;
+      case 'true_computation': branches = [parseName(s), ...(branches ?? [])]; break;
+      case 'false_computation': (branches ??= []).push(parseName(s)); break;
+      case 'metadata': metadata = parseMetadata(s); break;
+      case 'index': number = s.integer(); break;
+      case 'literal': skipLiteral(s); break;
+      case 'lhs_batch_dims': (dot ??= emptyDot()).lhsBatch = parseIntList(s); break;
+      case 'rhs_batch_dims': (dot ??= emptyDot()).rhsBatch = parseIntList(s); break;
+      case 'lhs_contracting_dims': (dot ??= emptyDot()).lhsContracting = parseIntList(s); break;
+      case 'rhs_contracting_dims': (dot ??= emptyDot()).rhsContracting = parseIntList(s); break;
+      default: s.skipValue();
+    }
+    if (s.pos < s.end && !isValueEnd(s.peek())) s.skipValue();
+    to = s.pos;
+  }
+  if (opcode === 'dot') dot ??= emptyDot();
+  return {
+    name, isRoot, opcode, type: shape.type, typeText, bytes: shape.bytes, operands, number,
+    fusionKind, calls, toApply, condition, body, branches, metadata, dot, from, to,
+  };
+}
+
+/** `literal=f32[] 0.1` or `literal=( s32[2]{0} {4, 3}, pred[] 1 )`. */
+function skipLiteral(s: Scanner): void {
+  s.skipTrivia();
+  if (s.peek() === Ch.lparen) {
+    s.skipGroup();
+    return;
+  }
+  if (parseShape(s)) s.skipTrivia();
+  s.skipValue();
+}
+
+function isValueEnd(c: number): boolean {
+  return c === Ch.comma || c === Ch.space || c === Ch.lf || c === Ch.cr || c === Ch.tab || c === Ch.rbrace;
+}
+
+function emptyDot(): HloDotDims {
+  return { lhsBatch: [], rhsBatch: [], lhsContracting: [], rhsContracting: [] };
+}
+
+/**
+ * operands := `(` (operand (`,` operand)*)? `)`; operand := shape? name
+ * e.g. `(f32[2,3]{1,0} %a, %b)`, `(a, b)`, `((f32[], s32[]) %t)`.
+ */
+function parseOperands(s: Scanner): string[] {
+  const out: string[] = [];
+  const open = s.pos;
+  s.pos++;
+  for (;;) {
+    s.skipTrivia();
+    const c = s.peek();
+    if (c === Ch.rparen) {
+      s.pos++;
+      return out;
+    }
+    if (c < 0) {
+      s.error(open, open + 1, "operand list is not closed: expected ')'");
+      return out;
+    }
+    if (startsShape(s)) {
+      if (!parseShape(s)) {
+        s.skipValue();
+      }
+      s.skipTrivia();
+    }
+    const name = s.name();
+    s.skipTrivia();
+    // A nested instruction, `add(f32[10] parameter(0), multiply(…))`, is read past, not named.
+    if (name && s.peek() === Ch.lparen) s.skipGroup();
+    else if (name) out.push(name);
+    s.skipTrivia();
+    if (s.eat(Ch.comma)) continue;
+    if (s.peek() === Ch.rparen) continue;
+    const at = s.pos;
+    s.skipValue();
+    if (s.pos === at) {
+      s.error(at, at + 1, "expected ',' or ')' in operands");
+      s.pos++;
+    }
+  }
+}
+
+/** True when an operand begins with its type: `(` for a tuple, `f32[`, or a buffer `b(`. */
+function startsShape(s: Scanner): boolean {
+  const t = s.text;
+  let p = s.pos;
+  const c0 = t.charCodeAt(p);
+  if (c0 === Ch.lparen) return true;
+  if (c0 === Ch.percent) return false;
+  while (p < s.end && isNameChar(t.charCodeAt(p)) && t.charCodeAt(p) !== Ch.dot) p++;
+  const next = t.charCodeAt(p);
+  if (next === Ch.lbracket) return p > s.pos;
+  return next === Ch.lparen && p === s.pos + 1 && c0 === 98;
+}
+
+/** Decimal integer in `text[from, to)`, skipping spaces; -1 when there is none. */
+function readInt(text: string, from: number, to: number): number {
+  let n = -1;
+  for (let p = from; p < to; p++) {
+    const c = text.charCodeAt(p);
+    if (c >= Ch.zero && c <= Ch.nine) n = (n < 0 ? 0 : n * 10) + (c - Ch.zero);
+    else if (n >= 0) break;
+  }
+  return n;
+}

@@ -1,0 +1,31 @@
+/**
+ * 1-based line numbers of offsets in a text, by binary search over line starts found with
+ * `indexOf` (one pass, no per-character work in JavaScript).
+ */
+export class LineMap {
+  private readonly starts: Int32Array;
+  readonly count: number;
+
+  constructor(text: string) {
+    let n = 1;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) n++;
+    const starts = new Int32Array(n);
+    let i = 1;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) starts[i++] = p + 1;
+    this.starts = starts;
+    this.count = n;
+  }
+
+  /** Line (1-based) holding `offset`. */
+  lineAt(offset: number): number {
+    const s = this.starts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((s[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+}

@@ -1,0 +1,197 @@
+import type { ParseResult, ValueType } from '../types';
+import type { HloComputation, HloFile, HloInstruction, HloModule } from './ast';
+import { parseInstruction } from './instruction';
+import { parseProtoModule } from './proto-text';
+import { Ch, Scanner } from './scanner';
+import { parseShape } from './shape';
+import { emptyStackFrames, parseStackFrameSection, STACK_FRAME_SECTIONS, type StackFrameSection } from './stack-frames';
+
+interface ModuleBuilder {
+  name: string;
+  hasHeader: boolean;
+  isScheduled: boolean;
+  from: number;
+  to: number;
+  computations: HloComputation[];
+  stackFrames: ReturnType<typeof emptyStackFrames>;
+}
+
+/**
+ * Parses HLO text as XLA prints it (before or after optimization) and as its tests write it:
+ * file := (module_header | stack_frame_section | computation)*
+ * Several `HloModule` headers make several modules; `// CHECK` lines and `/* *\/` are comments;
+ * indentation is free. Never throws: what cannot be read is skipped to the next line with an
+ * error diagnostic, and the rest is still read.
+ */
+export function parseHlo(text: string): ParseResult<HloFile> {
+  const s = new Scanner(text);
+  const modules: HloModule[] = [];
+  let current: ModuleBuilder | undefined;
+  const finish = () => {
+    if (current && (current.hasHeader || current.computations.length > 0)) modules.push({ ...current });
+  };
+  const open = (from: number, hasHeader: boolean): ModuleBuilder => ({
+    name: '', hasHeader, isScheduled: false, from, to: from, computations: [], stackFrames: emptyStackFrames(),
+  });
+  for (;;) {
+    s.skipTrivia();
+    if (s.pos >= s.end) break;
+    const at = s.pos;
+    if (s.atWord('HloModule')) {
+      finish();
+      current = open(at, true);
+      s.pos += 'HloModule'.length;
+      parseHeader(s, current);
+      current.to = s.pos;
+      continue;
+    }
+    if (s.peek() === Ch.hash) {
+      // `# RUN:` / `# CHECK:` lines of lit tests.
+      s.skipLine();
+      continue;
+    }
+    if (s.atWord('hlo_module')) {
+      finish();
+      current = undefined;
+      modules.push(parseProtoModule(s));
+      continue;
+    }
+    current ??= open(at, false);
+    const section = STACK_FRAME_SECTIONS.find((w) => s.atWord(w));
+    if (section) {
+      s.pos += section.length;
+      parseStackFrameSection(s, section as StackFrameSection, current.stackFrames);
+    } else {
+      const comp = parseComputation(s);
+      if (comp) current.computations.push(comp);
+      else s.skipLine();
+    }
+    current.to = s.pos;
+  }
+  finish();
+  return { ast: { modules }, diagnostics: s.diagnostics };
+}
+
+/** module_header := `HloModule` name (`,` attr `=` value)* — e.g. `is_scheduled=true`. */
+function parseHeader(s: Scanner, m: ModuleBuilder): void {
+  s.skipSpaces();
+  m.name = s.name();
+  if (!m.name) s.error(s.pos, s.pos + 1, 'expected a module name after HloModule');
+  // The old header form ends in a colon: `HloModule unterminated_comment:`.
+  s.eat(Ch.colon);
+  for (;;) {
+    s.skipSpaces();
+    if (!s.eat(Ch.comma)) return;
+    s.skipTrivia();
+    const keyAt = s.pos;
+    const key = s.name();
+    if (!key || !s.eat(Ch.eq)) {
+      s.error(keyAt, s.pos + 1, 'expected attribute=value in the module header');
+      s.skipLine();
+      return;
+    }
+    const valueAt = s.pos;
+    s.skipValue();
+    if (key === 'is_scheduled') m.isScheduled = s.text.startsWith('true', valueAt);
+  }
+}
+
+/**
+ * computation := `ENTRY`? name (`(` params `)` `->` shape)? (`,` attr `=` value)* `{` instruction* `}`
+ * e.g. `%fused_computation (param_0: f32[8]) -> f32[8] {` or `ENTRY main.3 {`.
+ */
+function parseComputation(s: Scanner): HloComputation | undefined {
+  const from = s.pos;
+  const isEntry = s.atWord('ENTRY');
+  if (isEntry) {
+    s.pos += 5;
+    s.skipTrivia();
+  }
+  const nameAt = s.pos;
+  const name = s.name();
+  if (!name) {
+    s.error(nameAt, nameAt + 1, `expected a computation, found '${s.text.charAt(nameAt)}'`);
+    return undefined;
+  }
+  s.skipTrivia();
+  if (s.peek() === Ch.lparen) {
+    s.skipGroup();
+    s.skipTrivia();
+    if (s.peek() === Ch.minus && s.peek(1) === Ch.gt) {
+      s.pos += 2;
+      parseShape(s);
+      s.skipTrivia();
+    }
+  }
+  while (s.eat(Ch.comma)) {
+    s.skipTrivia();
+    s.name();
+    if (s.eat(Ch.eq)) s.skipValue();
+    s.skipTrivia();
+  }
+  if (!s.eat(Ch.lbrace)) {
+    s.error(nameAt, s.pos + 1, `expected '{' to open computation '${name}'`);
+    return undefined;
+  }
+  const instructions = parseBody(s);
+  const to = s.pos;
+  skipTrailingAttributes(s);
+  return { name, isEntry, instructions, from, to };
+}
+
+/** `}, execution_thread="host"` after a computation's closing brace. */
+function skipTrailingAttributes(s: Scanner): void {
+  for (;;) {
+    const at = s.pos;
+    s.skipTrivia();
+    if (!s.eat(Ch.comma)) {
+      s.pos = at;
+      return;
+    }
+    s.skipTrivia();
+    s.name();
+    if (s.eat(Ch.eq)) s.skipValue();
+  }
+}
+
+/** Instructions up to the computation's closing `}`; checks one ROOT and distinct parameter numbers. */
+function parseBody(s: Scanner): HloInstruction[] {
+  const instructions: HloInstruction[] = [];
+  const bodyAt = s.pos;
+  let root: HloInstruction | undefined;
+  let params: Set<number> | undefined;
+  for (;;) {
+    s.skipTrivia();
+    if (s.pos >= s.end) {
+      s.error(bodyAt - 1, bodyAt, "computation is not closed: expected '}' before the end of the text");
+      return instructions;
+    }
+    if (s.eat(Ch.rbrace)) return instructions;
+    const before = s.pos;
+    const ins = parseInstruction(s);
+    if (!ins) {
+      if (s.pos === before || s.text.charCodeAt(s.pos - 1) !== Ch.lf) s.skipLine();
+      continue;
+    }
+    instructions.push(ins);
+    if (ins.isRoot) {
+      if (root) s.error(ins.from, ins.to, `second ROOT '${ins.name}': '${root.name}' is already the root`);
+      else root = ins;
+    }
+    if (ins.opcode === 'parameter' && ins.number >= 0) {
+      params ??= new Set();
+      if (params.has(ins.number)) s.error(ins.from, ins.to, `parameter number ${ins.number} appears twice`);
+      params.add(ins.number);
+    }
+  }
+}
+
+/** Type of the value a tuple index path selects, or undefined when the path does not fit. */
+export function typeAt(type: ValueType, path: readonly number[]): ValueType | undefined {
+  let t: ValueType | undefined = type;
+  for (const i of path) {
+    if (!t || !('tuple' in t)) return undefined;
+    t = t.tuple[i];
+  }
+  return t;
+}

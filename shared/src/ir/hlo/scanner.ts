@@ -1,0 +1,205 @@
+import type { Diagnostic } from '../types';
+
+/** Char codes the scanner branches on. */
+export const Ch = {
+  tab: 9, lf: 10, cr: 13, space: 32, quote: 34, hash: 35, percent: 37, lparen: 40, rparen: 41, star: 42,
+  comma: 44, minus: 45, dot: 46, slash: 47, zero: 48, nine: 57, colon: 58, lt: 60, eq: 61, gt: 62,
+  question: 63, lbracket: 91, backslash: 92, rbracket: 93, lbrace: 123, rbrace: 125,
+} as const;
+
+const NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  NAME_CHAR[c] = /[A-Za-z0-9_.\-$]/.test(ch) ? 1 : 0;
+}
+
+/** True for characters of an HLO name or keyword: `custom-call.1`, `Arg_0.1`, `f32`. */
+export function isNameChar(c: number): boolean {
+  return c < 128 && NAME_CHAR[c] === 1;
+}
+
+/**
+ * A cursor over HLO text that works on char codes, never on per-character strings or regexes.
+ * Every method stops at the end of the text, so no read can run past it; problems become
+ * diagnostics with offsets.
+ */
+export class Scanner {
+  pos = 0;
+  readonly end: number;
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(readonly text: string) {
+    this.end = text.length;
+  }
+
+  /** Char code at `pos + ahead`, or -1 past the end. */
+  peek(ahead = 0): number {
+    const i = this.pos + ahead;
+    return i < this.end ? this.text.charCodeAt(i) : -1;
+  }
+
+  error(from: number, to: number, message: string): void {
+    this.diagnostics.push({ severity: 'error', message, from, to: Math.min(Math.max(to, from), this.end) });
+  }
+
+  warning(from: number, to: number, message: string): void {
+    this.diagnostics.push({ severity: 'warning', message, from, to: Math.min(Math.max(to, from), this.end) });
+  }
+
+  /** Skips whitespace, `// line` comments and `/* block *\/` comments (the XLA lexer's trivia). */
+  skipTrivia(): void {
+    const t = this.text;
+    let p = this.pos;
+    while (p < this.end) {
+      const c = t.charCodeAt(p);
+      if (c === Ch.space || c === Ch.lf || c === Ch.tab || c === Ch.cr) {
+        p++;
+      } else if (c === Ch.slash && t.charCodeAt(p + 1) === Ch.slash) {
+        const nl = t.indexOf('\n', p);
+        p = nl < 0 ? this.end : nl + 1;
+      } else if (c === Ch.slash && t.charCodeAt(p + 1) === Ch.star) {
+        const close = t.indexOf('*/', p + 2);
+        if (close < 0) {
+          this.error(p, p + 2, 'unterminated /* comment');
+          p = this.end;
+        } else {
+          p = close + 2;
+        }
+      } else {
+        break;
+      }
+    }
+    this.pos = p;
+  }
+
+  /** Skips spaces and tabs only, staying on the current line. */
+  skipSpaces(): void {
+    const t = this.text;
+    let p = this.pos;
+    while (p < this.end) {
+      const c = t.charCodeAt(p);
+      if (c !== Ch.space && c !== Ch.tab) break;
+      p++;
+    }
+    this.pos = p;
+  }
+
+  /** Reads a name (`%` prefix dropped) and returns it, or `''` when none starts here. */
+  name(): string {
+    if (this.peek() === Ch.percent) this.pos++;
+    const start = this.pos;
+    const t = this.text;
+    let p = start;
+    while (p < this.end && isNameChar(t.charCodeAt(p))) p++;
+    this.pos = p;
+    return start === p ? '' : t.slice(start, p);
+  }
+
+  /** Consumes `c` if it is next; true when it was. */
+  eat(c: number): boolean {
+    if (this.peek() === c) {
+      this.pos++;
+      return true;
+    }
+    return false;
+  }
+
+  /** True when the text at `pos` starts with `word` followed by a non-name character. */
+  atWord(word: string): boolean {
+    return this.text.startsWith(word, this.pos) && !isNameChar(this.text.charCodeAt(this.pos + word.length));
+  }
+
+  /** Reads an unsigned decimal integer, or returns -1 when no digit is next. */
+  integer(): number {
+    const t = this.text;
+    let p = this.pos;
+    let n = 0;
+    const start = p;
+    while (p < this.end) {
+      const c = t.charCodeAt(p);
+      if (c < Ch.zero || c > Ch.nine) break;
+      n = n * 10 + (c - Ch.zero);
+      p++;
+    }
+    this.pos = p;
+    return p === start ? -1 : n;
+  }
+
+  /** Reads a `"…"` string starting at `pos` and returns its content with `\"` and `\\` escapes undone. */
+  string(): string {
+    const start = this.pos;
+    const close = this.skipString();
+    const raw = this.text.slice(start + 1, close);
+    return raw.indexOf('\\') < 0 ? raw : raw.replace(/\\(.)/g, '$1');
+  }
+
+  /**
+   * Moves past a `"…"` string starting at `pos`; returns the offset of its closing quote (or the
+   * end of the text, with a diagnostic, when it is unterminated).
+   */
+  skipString(): number {
+    const t = this.text;
+    let p = this.pos + 1;
+    while (p < this.end) {
+      const c = t.charCodeAt(p);
+      if (c === Ch.quote) {
+        this.pos = p + 1;
+        return p;
+      }
+      p += c === Ch.backslash ? 2 : 1;
+    }
+    this.error(this.pos, this.pos + 1, 'unterminated string');
+    this.pos = this.end;
+    return this.end;
+  }
+
+  /**
+   * Moves past one attribute value: everything up to a `,` or whitespace at nesting depth 0, where
+   * `{[(` nest and strings are opaque (`window={size=3x3 pad=1_1x1_1}`, `dim_labels=b01f_01io->b01f`,
+   * `replica_groups=[2,4]<=[8]`). Stops before an unbalanced closer, leaving it to the caller.
+   */
+  skipValue(): void {
+    const t = this.text;
+    let depth = 0;
+    while (this.pos < this.end) {
+      const c = t.charCodeAt(this.pos);
+      if (c === Ch.quote) {
+        this.skipString();
+        continue;
+      }
+      if (c === Ch.lbrace || c === Ch.lbracket || c === Ch.lparen) {
+        depth++;
+      } else if (c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) {
+        if (depth === 0) return;
+        depth--;
+      } else if (depth === 0 && (c === Ch.comma || c === Ch.space || c === Ch.lf || c === Ch.tab || c === Ch.cr)) {
+        return;
+      }
+      this.pos++;
+    }
+  }
+
+  /** Moves past a balanced group that opens at `pos` (`(…)`, `{…}`, `[…]`); strings are opaque. */
+  skipGroup(): void {
+    const t = this.text;
+    const start = this.pos;
+    let depth = 0;
+    while (this.pos < this.end) {
+      const c = t.charCodeAt(this.pos);
+      if (c === Ch.quote) {
+        this.skipString();
+        continue;
+      }
+      this.pos++;
+      if (c === Ch.lbrace || c === Ch.lbracket || c === Ch.lparen) depth++;
+      else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) return;
+    }
+    this.error(start, start + 1, 'unbalanced bracket: no closing bracket before the end of the text');
+  }
+
+  /** Moves to the start of the next line (error recovery). */
+  skipLine(): void {
+    const nl = this.text.indexOf('\n', this.pos);
+    this.pos = nl < 0 ? this.end : nl + 1;
+  }
+}

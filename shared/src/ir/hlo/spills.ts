@@ -1,0 +1,143 @@
+import { valueBytes } from '../shape';
+import type { SpillCandidate, ValueType } from '../types';
+import type { HloComputation, HloInstruction } from './ast';
+import type { ModuleGraph } from './graph';
+import type { LineMap } from './line-map';
+import { typeAt } from './parser';
+
+/**
+ * Instructions that launch no kernel and move no data: they pass values through (bitcast, tuple,
+ * get-tuple-element, control flow) or name them (parameter, constant).
+ */
+const PLUMBING = new Set([
+  'parameter', 'constant', 'bitcast', 'tuple', 'get-tuple-element', 'while', 'conditional', 'call',
+  'after-all', 'add-dependency', 'opt-barrier', 'optimization-barrier', 'domain',
+]);
+
+/** `copy-done`, `all-reduce-done`, `async-done`, `async-update`: they finish a kernel started earlier. */
+function finishesAsync(opcode: string): boolean {
+  return opcode.endsWith('-done') || opcode.endsWith('-update');
+}
+
+interface Producer {
+  readonly ins: HloInstruction;
+  readonly scope: HloComputation;
+  readonly path: readonly number[];
+}
+
+interface Record {
+  readonly producer: Producer;
+  readonly consumers: Set<string>;
+  readonly bytes: number;
+  readonly type: string;
+}
+
+/**
+ * Values that one kernel writes to memory and other kernels read back, in the kernel-level
+ * computations of an optimized module (entry, while bodies and conditions, branches, `call`
+ * targets). Each operand of a kernel is followed through bitcasts, tuples, get-tuple-element,
+ * parameters (to the caller's operands, and for while bodies also to the body's root, the loop-carried
+ * value) and control-flow results (to the roots of bodies and branches) to the kernels that wrote
+ * it. Bytes are those of the value read; traffic is bytes × (1 write + 1 read per consuming kernel).
+ * Ranked by traffic, then bytes, then name.
+ */
+export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[] {
+  const records = new Map<string, Record>();
+  for (const scope of graph.kernelScopes()) {
+    for (const ins of scope.instructions) {
+      if (PLUMBING.has(ins.opcode) || finishesAsync(ins.opcode)) continue;
+      for (const operand of new Set(ins.operands)) {
+        const found: Producer[] = [];
+        resolve(graph, scope, operand, [], found, new Set());
+        for (const p of found) note(records, p, ins.name, graph.lookup(scope, operand));
+      }
+    }
+  }
+  const out: SpillCandidate[] = [];
+  for (const r of records.values()) {
+    const { ins, scope, path } = r.producer;
+    const consumers = [...r.consumers];
+    out.push({
+      producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
+      type: r.type, bytes: r.bytes, consumers, traffic: r.bytes * (1 + consumers.length),
+      ...(path.length > 0 ? { outputIndex: path } : {}),
+    });
+  }
+  return out.sort((a, b) => b.traffic - a.traffic || b.bytes - a.bytes || (a.producer < b.producer ? -1 : a.producer > b.producer ? 1 : 0));
+}
+
+function note(records: Map<string, Record>, p: Producer, consumer: string, read: HloInstruction | undefined): void {
+  if (p.ins.name === consumer) return;
+  const key = `${p.scope.name}\u0000${p.ins.name}\u0000${p.path.join(',')}`;
+  let r = records.get(key);
+  if (!r) {
+    const element = p.path.length === 0 ? p.ins.type : typeAt(p.ins.type, p.path);
+    const bytes = element ? valueBytes(element) : (read?.bytes ?? 0);
+    const type = p.path.length === 0 ? p.ins.typeText : element ? formatType(element) : (read?.typeText ?? '');
+    r = { producer: p, consumers: new Set(), bytes, type };
+    records.set(key, r);
+  }
+  r.consumers.add(consumer);
+}
+
+/** Prints a type without layout: `f32[8,8]`, `(f32[2], s32[])`. */
+export function formatType(t: ValueType): string {
+  if ('tuple' in t) return `(${t.tuple.map(formatType).join(', ')})`;
+  return `${t.dtype}[${t.dims.join(',')}]`;
+}
+
+/** Finds the kernels that wrote element `path` of value `name` in `scope`. */
+function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undefined, path: readonly number[], out: Producer[], seen: Set<string>): void {
+  if (name === undefined) return;
+  const ins = graph.lookup(scope, name);
+  if (!ins) return;
+  const key = `${scope.name}\u0000${name}\u0000${path.join(',')}`;
+  if (seen.has(key)) return;
+  seen.add(key);
+  const root = (c: string | undefined) => {
+    const callee = c === undefined ? undefined : graph.computations.get(c);
+    const r = callee && graph.root(callee);
+    if (callee && r) resolve(graph, callee, r.name, path, out, seen);
+  };
+  switch (ins.opcode) {
+    case 'parameter':
+      for (const site of graph.callSites.get(scope.name) ?? []) {
+        const c = site.caller;
+        if (site.role === 'call') resolve(graph, site.scope, c.operands[ins.number], path, out, seen);
+        else if (site.role === 'branch') resolve(graph, site.scope, c.operands[site.index + 1], path, out, seen);
+        else {
+          resolve(graph, site.scope, c.operands[0], path, out, seen);
+          root(c.body);
+        }
+      }
+      return;
+    case 'constant':
+    case 'after-all':
+      return;
+    case 'bitcast':
+    case 'domain':
+    case 'add-dependency':
+    case 'opt-barrier':
+    case 'optimization-barrier':
+      resolve(graph, scope, ins.operands[0], path, out, seen);
+      return;
+    case 'tuple':
+      if (path.length > 0) resolve(graph, scope, ins.operands[path[0] ?? 0], path.slice(1), out, seen);
+      else for (const o of ins.operands) resolve(graph, scope, o, [], out, seen);
+      return;
+    case 'get-tuple-element':
+      resolve(graph, scope, ins.operands[0], [ins.number, ...path], out, seen);
+      return;
+    case 'while':
+      root(ins.body);
+      return;
+    case 'call':
+      root(ins.toApply ?? ins.calls?.[0]);
+      return;
+    case 'conditional':
+      for (const b of ins.branches ?? []) root(b);
+      return;
+    default:
+      out.push({ ins, scope, path });
+  }
+}
