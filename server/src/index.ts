@@ -1,1 +1,3 @@
-export {};
+export { createApp, type AppDeps } from './app';
+export { DEFAULT_CONFIG, DEFAULT_LIMITS, loadConfig, resolveConfig, SyncMode, ConfigError, type Config, type Limits } from './config';
+export { startServer, type RunningServer, type StartOptions } from './server';

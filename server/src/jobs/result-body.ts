@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPTURE_KINDS } from '@seam/shared/model';
+import { DOCUMENT_KINDS, type DocumentKind } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
 
 const Provenance = z.object({
@@ -17,7 +17,7 @@ const Provenance = z.object({
 const Body = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
-    artifacts: z.array(z.object({ kind: z.enum(CAPTURE_KINDS), title: z.string().min(1).max(200), text: z.string() })).max(32),
+    artifacts: z.array(z.object({ name: z.string().min(1).max(64), kind: z.enum(DOCUMENT_KINDS as [DocumentKind, ...DocumentKind[]]), title: z.string().min(1).max(200), text: z.string() })).max(32),
     provenance: Provenance,
     analyses: z.record(z.string(), z.unknown()).optional(),
   }),

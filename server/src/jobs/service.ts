@@ -1,4 +1,4 @@
-import type { CaptureEntry, CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
+import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
 import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
 import { CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
 import type Database from 'better-sqlite3';
@@ -53,10 +53,6 @@ export function resolveTimings(partial: Partial<JobTimings> = {}): JobTimings {
     retryWaitMs: partial.retryWaitMs ?? 2 * leaseMs,
   };
 }
-
-const DOCUMENT_KIND: Readonly<Record<CaptureKind, DocumentKind>> = {
-  jaxpr: 'jaxpr', stablehlo: 'stablehlo', hlo: 'hlo', 'hlo-opt': 'hlo-opt', trace: 'trace', cost: 'text', memory: 'text',
-};
 
 /** The outcome of posting a result: whether this post applied it, and the job as it stands. */
 export interface ResultOutcome {
@@ -252,7 +248,7 @@ export class CaptureService {
     try {
       for (const a of body.artifacts) {
         const doc = await this.sink.ingest(job.roomId, {
-          title: a.title, text: a.text, kind: DOCUMENT_KIND[a.kind], addedBy: `runner:${runnerName}`, captureId: job.id,
+          title: a.title, text: a.text, kind: a.kind, addedBy: `runner:${runnerName}`, captureId: job.id,
         });
         ids.push(doc.id);
       }

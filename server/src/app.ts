@@ -1,0 +1,63 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import { ApiError, ErrorCode } from './errors';
+import type { Metrics } from './metrics';
+import { annotationRoutes } from './routes/annotations';
+import { documentRoutes } from './routes/documents';
+import { opsRoutes } from './routes/ops';
+import { roomRoutes } from './routes/rooms';
+import { webRoutes } from './routes/web';
+import type { Store } from './store';
+import type { TextCache } from './store/text-cache';
+import type { Rooms } from './sync/rooms';
+
+/** What the HTTP app is built from; `startServer` (or a test) builds these and injects them. */
+export interface AppDeps {
+  readonly config: Config;
+  readonly store: Store;
+  readonly rooms: Rooms;
+  readonly metrics: Metrics;
+  readonly texts: TextCache;
+  readonly log: Logger;
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: ErrorCode.badRequest,
+  401: ErrorCode.unauthorized,
+  403: ErrorCode.forbidden,
+  404: ErrorCode.notFound,
+  413: ErrorCode.tooLarge,
+  429: ErrorCode.rateLimited,
+};
+
+/** Builds the HTTP app: the JSON API, `/healthz`, `/metrics`, and the web app. No I/O happens here. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    // The path only: a query string may carry a token.
+    deps.log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
+  });
+  app.route('/', opsRoutes(deps));
+  app.route('/api/rooms', roomRoutes(deps));
+  app.route('/api/rooms', documentRoutes(deps));
+  app.route('/api/rooms', annotationRoutes(deps));
+  app.all('/api/*', () => {
+    throw new ApiError(ErrorCode.notFound, 'no such endpoint');
+  });
+  app.route('/', webRoutes(deps));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json({ error: { code: err.code, message: err.message } }, err.status);
+    if (err instanceof HTTPException) {
+      const code = STATUS_CODES[err.status] ?? ErrorCode.internal;
+      const message = err.status === 413 ? 'request body too large' : err.message || code;
+      return c.json({ error: { code, message } }, err.status);
+    }
+    deps.log.error({ err, path: c.req.path }, 'unhandled error');
+    return c.json({ error: { code: ErrorCode.internal, message: 'internal error' } }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,128 @@
+/** SQLite `synchronous` setting for the WAL: see docs/storage.md for what each survives. */
+export const SyncMode = { normal: 'NORMAL', full: 'FULL' } as const;
+export type SyncMode = (typeof SyncMode)[keyof typeof SyncMode];
+
+/** Limits the server enforces; every one is configurable. */
+export interface Limits {
+  /** Largest WebSocket frame; bigger closes with 1009. Default 16 MiB. */
+  readonly maxFrameBytes: number;
+  /** Sustained sync messages per second per connection (token bucket); default 200. */
+  readonly updatesPerSecond: number;
+  /** Bucket size for bursts of sync messages; default 1,000. */
+  readonly updateBurst: number;
+  /** Sustained awareness messages per second per connection; default 50, burst 4× that. */
+  readonly awarenessPerSecond: number;
+  /** Live sockets per room; one more closes with `roomFull`. Default 500. */
+  readonly connectionsPerRoom: number;
+  /** Stored bytes of one room document (snapshot + log); default 64 MiB. */
+  readonly roomBytes: number;
+  /** Largest JSON request body; default 1 MiB. */
+  readonly requestBytes: number;
+  /** Largest dump a document upload may carry; default 64 MiB. */
+  readonly documentBytes: number;
+}
+
+/** Everything the server needs to start. `loadConfig` builds it from the environment. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Base of the links handed out, e.g. `https://seam.example.org`; default `http://HOST:PORT`. */
+  readonly publicUrl: string | undefined;
+  /** `false` when `SEAM_RUNNER=off`: no local runner is started. */
+  readonly runner: boolean;
+  readonly syncMode: SyncMode;
+  /** Folder of the built web app, served at `/`; default `web/dist`. */
+  readonly webDir: string | undefined;
+  /** Seconds a room without connections stays loaded; default 30. */
+  readonly idleUnloadSeconds: number;
+  /** Log entries that trigger compaction into a snapshot; default 500. */
+  readonly compactCount: number;
+  /** Log bytes that trigger compaction into a snapshot; default 4 MiB. */
+  readonly compactBytes: number;
+  /** pino level; default `info`. */
+  readonly logLevel: string;
+  readonly limits: Limits;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxFrameBytes: 16 * 1024 * 1024,
+  updatesPerSecond: 200,
+  updateBurst: 1000,
+  awarenessPerSecond: 50,
+  connectionsPerRoom: 500,
+  roomBytes: 64 * 1024 * 1024,
+  requestBytes: 1024 * 1024,
+  documentBytes: 64 * 1024 * 1024,
+};
+
+export const DEFAULT_CONFIG: Config = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './data',
+  publicUrl: undefined,
+  runner: true,
+  syncMode: SyncMode.normal,
+  webDir: undefined,
+  idleUnloadSeconds: 30,
+  compactCount: 500,
+  compactBytes: 4 * 1024 * 1024,
+  logLevel: 'info',
+  limits: DEFAULT_LIMITS,
+};
+
+/** Thrown for an environment variable that cannot be used; the message names it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function int(env: Record<string, string | undefined>, key: string, fallback: number, min = 0): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${key} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+/**
+ * Reads the configuration from environment variables: `PORT` (8080), `HOST` (127.0.0.1),
+ * `SEAM_DATA_DIR` (./data), `SEAM_PUBLIC_URL`, `SEAM_RUNNER=off`, `SEAM_SYNC_MODE` (normal|full),
+ * `SEAM_WEB_DIR`, `SEAM_IDLE_UNLOAD_S`, `SEAM_COMPACT_COUNT`, `SEAM_COMPACT_BYTES`, `SEAM_LOG_LEVEL`,
+ * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
+ * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
+ * `SEAM_DOCUMENT_BYTES`. Throws `ConfigError` for a value it cannot use.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const d = DEFAULT_CONFIG;
+  const l = DEFAULT_LIMITS;
+  const mode = (env.SEAM_SYNC_MODE ?? 'normal').toLowerCase();
+  if (mode !== 'normal' && mode !== 'full') throw new ConfigError(`SEAM_SYNC_MODE must be "normal" or "full", got "${mode}"`);
+  return {
+    port: int(env, 'PORT', d.port),
+    host: env.HOST || d.host,
+    dataDir: env.SEAM_DATA_DIR || d.dataDir,
+    publicUrl: env.SEAM_PUBLIC_URL || undefined,
+    runner: env.SEAM_RUNNER !== 'off',
+    syncMode: mode === 'full' ? SyncMode.full : SyncMode.normal,
+    webDir: env.SEAM_WEB_DIR || undefined,
+    idleUnloadSeconds: int(env, 'SEAM_IDLE_UNLOAD_S', d.idleUnloadSeconds),
+    compactCount: int(env, 'SEAM_COMPACT_COUNT', d.compactCount, 1),
+    compactBytes: int(env, 'SEAM_COMPACT_BYTES', d.compactBytes, 1),
+    logLevel: env.SEAM_LOG_LEVEL || d.logLevel,
+    limits: {
+      maxFrameBytes: int(env, 'SEAM_MAX_FRAME_BYTES', l.maxFrameBytes, 1024),
+      updatesPerSecond: int(env, 'SEAM_UPDATES_PER_S', l.updatesPerSecond, 1),
+      updateBurst: int(env, 'SEAM_UPDATE_BURST', l.updateBurst, 1),
+      awarenessPerSecond: int(env, 'SEAM_AWARENESS_PER_S', l.awarenessPerSecond, 1),
+      connectionsPerRoom: int(env, 'SEAM_CONNECTIONS_PER_ROOM', l.connectionsPerRoom, 1),
+      roomBytes: int(env, 'SEAM_ROOM_BYTES', l.roomBytes, 1024),
+      requestBytes: int(env, 'SEAM_REQUEST_BYTES', l.requestBytes, 1024),
+      documentBytes: int(env, 'SEAM_DOCUMENT_BYTES', l.documentBytes, 1024),
+    },
+  };
+}
+
+/** Fills a partial config (as tests pass it) with the defaults, limits merged field by field. */
+export function resolveConfig(partial: Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits> }): Config {
+  return { ...DEFAULT_CONFIG, ...partial, limits: { ...DEFAULT_LIMITS, ...partial.limits } };
+}

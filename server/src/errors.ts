@@ -1,0 +1,46 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Stable machine-readable error codes of the HTTP API. */
+export const ErrorCode = {
+  badRequest: 'bad_request',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  notFound: 'not_found',
+  tooLarge: 'too_large',
+  rateLimited: 'rate_limited',
+  conflict: 'conflict',
+  internal: 'internal',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  too_large: 413,
+  rate_limited: 429,
+  conflict: 409,
+  internal: 500,
+};
+
+/** The one error type routes throw; `onError` turns it into `{error:{code,message}}` with its status. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get status(): ContentfulStatusCode {
+    return STATUS[this.code];
+  }
+}
+
+export const badRequest = (m: string) => new ApiError(ErrorCode.badRequest, m);
+export const unauthorized = () => new ApiError(ErrorCode.unauthorized, 'a valid room token is required');
+export const forbidden = (m: string) => new ApiError(ErrorCode.forbidden, m);
+export const notFound = (m: string) => new ApiError(ErrorCode.notFound, m);
+export const tooLarge = (m: string) => new ApiError(ErrorCode.tooLarge, m);

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { loadConfig } from './config';
+import { startServer } from './server';
+
+/**
+ * `npm start`: the server from the environment (see `loadConfig`), serving `web/dist`. Prints one
+ * JSON line `{"listening":{"port":N}}` on stdout once it accepts connections; logs go to stderr.
+ */
+const config = loadConfig(process.env);
+const log = pino({ level: config.logLevel }, pino.destination(2));
+const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.meta.url));
+const server = await startServer({ ...config, webDir, log });
+process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
+
+const stop = (signal: string) => {
+  log.info({ signal }, 'shutting down');
+  server.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
+};
+process.once('SIGINT', () => stop('SIGINT'));
+process.once('SIGTERM', () => stop('SIGTERM'));

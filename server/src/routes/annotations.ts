@@ -1,0 +1,96 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import {
+  addAnnotation, addReply, annotationsMap, CreateAnnotationBody, CreateReplyBody, deleteAnnotation, mayWrite,
+  PatchAnnotationBody, quoteOf, readAnnotation, readAnnotations, RoomKey, ROLES, setBody, setResolved, SettingKey,
+  type Annotation, type AnnotationKind, type Author, type AuthorInput, type Role,
+} from '@seam/shared/model';
+import type { AppDeps } from '../app';
+import { requireRole, type Grant } from '../auth/require';
+import { newId } from '../auth/tokens';
+import { badRequest, forbidden, notFound, tooLarge } from '../errors';
+import { validate } from './validate';
+
+const WRITERS: readonly Role[] = ['owner', 'annotator'];
+
+function authorOf(input: AuthorInput | undefined, grant: Grant): Author {
+  return { id: input?.id ?? `${grant.role}:${grant.tokenHash.slice(0, 8)}`, name: input?.name ?? grant.role, color: input?.color ?? '#888888' };
+}
+
+/**
+ * Annotations over REST: list, create, reply, edit/resolve, delete. Every write is a server
+ * transaction on the room document, committed to disk before the response (a 201 means on disk)
+ * and broadcast to live sockets at the same time.
+ */
+export function annotationRoutes(deps: AppDeps): Hono {
+  const { store, rooms } = deps;
+  const app = new Hono();
+  app.use('/:id/annotations/*', bodyLimit({ maxSize: deps.config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } }));
+  app.use('/:id/annotations', bodyLimit({ maxSize: deps.config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } }));
+
+  /** Authorizes a write: role allowed and, for annotators, the room not locked. */
+  const writer = (c: Parameters<typeof requireRole>[0], roomId: string) => {
+    const grant = requireRole(c, store, roomId, WRITERS);
+    const room = rooms.get(roomId);
+    const locked = room.doc.getMap(RoomKey.settings).get(SettingKey.locked) === true;
+    if (!mayWrite(grant.role, RoomKey.annotations, locked)) throw forbidden('the room is locked');
+    return { grant, room };
+  };
+
+  app.get('/:id/annotations', (c) => {
+    const roomId = c.req.param('id');
+    requireRole(c, store, roomId, ROLES);
+    return c.json({ annotations: readAnnotations(rooms.get(roomId).doc) });
+  });
+
+  app.post('/:id/annotations', validate('json', CreateAnnotationBody), (c) => {
+    const roomId = c.req.param('id');
+    const { grant, room } = writer(c, roomId);
+    const body = c.req.valid('json');
+    const meta = store.documents.get(roomId, body.docId);
+    const text = meta && deps.texts.get(meta.sha256);
+    if (!meta || text === undefined) throw notFound('no such document in this room');
+    if (body.to > text.length) throw badRequest(`range ends at ${body.to}, after the end of the text (${text.length})`);
+    const a: Annotation = {
+      id: newId(), docId: body.docId, from: body.from, to: body.to, quote: quoteOf(text, body.from, body.to),
+      kind: body.kind as AnnotationKind, body: body.body, author: authorOf(body.author, grant), createdAt: Date.now(),
+      resolved: false, replies: [], ...(body.instruction !== undefined ? { instruction: body.instruction } : {}),
+    };
+    room.transact((doc) => addAnnotation(doc, a));
+    return c.json(a, 201);
+  });
+
+  app.post('/:id/annotations/:aid/replies', validate('json', CreateReplyBody), (c) => {
+    const { grant, room } = writer(c, c.req.param('id'));
+    const body = c.req.valid('json');
+    const reply = { id: newId(), body: body.body, author: authorOf(body.author, grant), createdAt: Date.now() };
+    let found = false;
+    room.transact((doc) => {
+      found = addReply(doc, c.req.param('aid'), reply);
+    });
+    if (!found) throw notFound('no such annotation');
+    return c.json(reply, 201);
+  });
+
+  app.patch('/:id/annotations/:aid', validate('json', PatchAnnotationBody), (c) => {
+    const { room } = writer(c, c.req.param('id'));
+    const aid = c.req.param('aid');
+    const body = c.req.valid('json');
+    if (!annotationsMap(room.doc).has(aid)) throw notFound('no such annotation');
+    room.transact((doc) => {
+      if (body.body !== undefined) setBody(doc, aid, body.body, Date.now());
+      if (body.resolved !== undefined) setResolved(doc, aid, body.resolved);
+    });
+    return c.json(readAnnotation(annotationsMap(room.doc).get(aid)) ?? null);
+  });
+
+  app.delete('/:id/annotations/:aid', (c) => {
+    const { room } = writer(c, c.req.param('id'));
+    const aid = c.req.param('aid');
+    if (!annotationsMap(room.doc).has(aid)) throw notFound('no such annotation');
+    room.transact((doc) => deleteAnnotation(doc, aid));
+    return c.body(null, 204);
+  });
+
+  return app;
+}

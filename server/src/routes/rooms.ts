@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { CreateRoomBody, RoleParam, RoomKey, ROLES, SettingKey, type Role } from '@seam/shared/model';
+import { CloseCode } from '@seam/shared/protocol';
+import type { AppDeps } from '../app';
+import { requireRole } from '../auth/require';
+import { hashToken, newId, newToken } from '../auth/tokens';
+import { badRequest, tooLarge } from '../errors';
+import { validate } from './validate';
+
+/** The link a person opens for `role`: the token rides in the fragment so it never reaches logs. */
+export function roomLink(base: string, roomId: string, token: string): string {
+  return `${base.replace(/\/+$/, '')}/r/${roomId}#token=${token}`;
+}
+
+/** `POST /api/rooms`, `GET /api/rooms/:id`, `POST /api/rooms/:id/links/:role/rotate`. */
+export function roomRoutes(deps: AppDeps): Hono {
+  const { store, rooms, config } = deps;
+  const app = new Hono();
+  const limit = bodyLimit({ maxSize: config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } });
+  const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
+
+  app.post('/', limit, validate('json', CreateRoomBody), (c) => {
+    const { title } = c.req.valid('json');
+    const id = newId();
+    const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
+    const hashes = Object.fromEntries(ROLES.map((r) => [r, hashToken(tokens[r])])) as Record<Role, Buffer>;
+    store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+    rooms.get(id).transact((doc) => {
+      const settings = doc.getMap(RoomKey.settings);
+      settings.set(SettingKey.title, title);
+      settings.set(SettingKey.locked, false);
+      settings.set(SettingKey.allowAnnotatorCapture, false);
+    });
+    const links = Object.fromEntries(ROLES.map((r) => [r, roomLink(base(c.req.url), id, tokens[r])]));
+    return c.json({ id, title, tokens, links }, 201);
+  });
+
+  app.get('/:id', (c) => {
+    const id = c.req.param('id');
+    const { role } = requireRole(c, store, id, ROLES);
+    const room = store.rooms.get(id);
+    const settings = rooms.get(id).doc.getMap(RoomKey.settings).toJSON();
+    return c.json({ id, title: room?.title, role, documents: store.documents.list(id), settings });
+  });
+
+  app.post('/:id/links/:role/rotate', (c) => {
+    const id = c.req.param('id');
+    requireRole(c, store, id, ['owner']);
+    const parsed = RoleParam.safeParse(c.req.param('role'));
+    if (!parsed.success) throw badRequest(`role must be one of ${ROLES.join(', ')}`);
+    const role = parsed.data as Role;
+    const token = newToken();
+    const oldHash = store.rooms.tokenHash(id, role);
+    store.rooms.replaceToken(id, role, hashToken(token));
+    const closed = oldHash ? rooms.closeToken(id, oldHash.toString('hex'), CloseCode.tokenRevoked) : 0;
+    return c.json({ role, token, link: roomLink(base(c.req.url), id, token), closedSockets: closed });
+  });
+
+  return app;
+}

@@ -1,0 +1,15 @@
+import { zValidator } from '@hono/zod-validator';
+import type { ValidationTargets } from 'hono';
+import type { z } from 'zod';
+import { badRequest } from '../errors';
+
+/** `zValidator` that throws the API's 400 error with the first problem zod found. */
+export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
+  return zValidator(target, schema, (result) => {
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+      throw badRequest(`${where}${issue?.message ?? 'invalid body'}`);
+    }
+  });
+}

@@ -1,0 +1,64 @@
+import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { CloseCode } from '@seam/shared/protocol';
+import { createApp } from './app';
+import { resolveConfig, type Config, type Limits } from './config';
+import { Metrics } from './metrics';
+import { openStore } from './store';
+import { TextCache } from './store/text-cache';
+import { Rooms } from './sync/rooms';
+import { attachSync } from './sync/ws-transport';
+
+/** A running server. `close()` closes sockets (going away), commits every queue and closes the store. */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Options of `startServer`: any config field (limits field by field) and a logger. */
+export type StartOptions = Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits>; log?: Logger };
+
+/**
+ * Opens the store in `dataDir`, starts HTTP and the sync socket on `host:port` (port 0 picks a
+ * free one) and resolves once connections are accepted.
+ */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const { log: givenLog, ...partial } = options;
+  const config = resolveConfig(partial);
+  const log = givenLog ?? pino({ level: config.logLevel });
+  const store = openStore(config.dataDir, config.syncMode);
+  const metrics = new Metrics();
+  const rooms = new Rooms({
+    store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
+    compactCount: config.compactCount, compactBytes: config.compactBytes,
+  });
+  const texts = new TextCache(store.documents);
+  const app = createApp({ config, store, rooms, metrics, texts, log });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server)) as Server;
+    s.once('error', reject);
+  });
+  const sync = attachSync(server, { store, rooms, metrics, limits: config.limits, log });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, dataDir: config.dataDir, syncMode: config.syncMode }, 'listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    close: () => {
+      closing ??= (async () => {
+        rooms.closeAll(CloseCode.goingAway);
+        sync.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}

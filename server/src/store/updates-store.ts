@@ -1,0 +1,66 @@
+import type Database from 'better-sqlite3';
+
+/** What a room's stored state is: one snapshot (maybe none) and the log after it. */
+export interface StoredRoomState {
+  readonly snapshot: Uint8Array | undefined;
+  readonly updates: readonly Uint8Array[];
+  /** Bytes of the log after the snapshot. */
+  readonly logBytes: number;
+}
+
+/**
+ * The room documents' update log and snapshots. `append` commits a whole batch in one
+ * transaction (the group commit); `compact` replaces the log with a snapshot atomically.
+ */
+export class UpdatesStore {
+  private readonly insert;
+  private readonly selectSnapshot;
+  private readonly selectLog;
+  private readonly upsertSnapshot;
+  private readonly deleteLog;
+  private readonly appendTx;
+  private readonly compactTx;
+
+  constructor(db: Database.Database) {
+    this.insert = db.prepare('INSERT INTO room_updates (room_id, data) VALUES (?, ?)');
+    this.selectSnapshot = db.prepare<[string], { data: Buffer; through_id: number }>('SELECT data, through_id FROM room_snapshots WHERE room_id = ?');
+    this.selectLog = db.prepare<[string, number], { id: number; data: Buffer }>('SELECT id, data FROM room_updates WHERE room_id = ? AND id > ? ORDER BY id');
+    this.upsertSnapshot = db.prepare(
+      'INSERT INTO room_snapshots (room_id, data, through_id) VALUES (?, ?, ?) ON CONFLICT(room_id) DO UPDATE SET data = excluded.data, through_id = excluded.through_id',
+    );
+    this.deleteLog = db.prepare('DELETE FROM room_updates WHERE room_id = ? AND id <= ?');
+    this.appendTx = db.transaction((roomId: string, updates: readonly Uint8Array[]) => {
+      let last = 0;
+      for (const u of updates) last = Number(this.insert.run(roomId, u).lastInsertRowid);
+      return last;
+    });
+    this.compactTx = db.transaction((roomId: string, snapshot: Uint8Array, throughId: number) => {
+      this.upsertSnapshot.run(roomId, snapshot, throughId);
+      this.deleteLog.run(roomId, throughId);
+    });
+  }
+
+  /** Reads everything needed to rebuild a room document. */
+  load(roomId: string): StoredRoomState & { lastId: number } {
+    const snap = this.selectSnapshot.get(roomId);
+    const rows = this.selectLog.all(roomId, snap?.through_id ?? 0);
+    let logBytes = 0;
+    for (const r of rows) logBytes += r.data.length;
+    return {
+      snapshot: snap?.data,
+      updates: rows.map((r) => r.data),
+      logBytes,
+      lastId: rows.at(-1)?.id ?? snap?.through_id ?? 0,
+    };
+  }
+
+  /** Appends updates in one transaction and returns the id of the last one. Throws if the disk refuses. */
+  append(roomId: string, updates: readonly Uint8Array[]): number {
+    return this.appendTx(roomId, updates);
+  }
+
+  /** Replaces the log up to `throughId` with `snapshot`, atomically. */
+  compact(roomId: string, snapshot: Uint8Array, throughId: number): void {
+    this.compactTx(roomId, snapshot, throughId);
+  }
+}

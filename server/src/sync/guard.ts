@@ -1,0 +1,138 @@
+import * as Y from 'yjs';
+import { mayWrite, SettingKey, RoomKey, type Role } from '@seam/shared/model';
+
+/** Why an update was refused; also the label of the refused-updates metric. */
+export const RefusalReason = {
+  viewer: 'viewer',
+  forbiddenKey: 'forbidden_key',
+  unknownParent: 'unknown_parent',
+  gap: 'gap',
+} as const;
+export type RefusalReason = (typeof RefusalReason)[keyof typeof RefusalReason];
+
+/** The verdict on one incoming update. `noop` updates carry nothing new for this document. */
+export type Verdict =
+  | { readonly ok: true; readonly noop: boolean; readonly clients: readonly number[] }
+  | { readonly ok: false; readonly reason: RefusalReason };
+
+/** Sentinel root for content whose parent the document has garbage-collected: it integrates as garbage. */
+const GARBAGE = '\0gc';
+
+type Struct = Y.Item | Y.GC | Y.Skip;
+
+/** The root key of an integrated item of `doc`, or undefined when it cannot be found. */
+function rootOfIntegrated(item: Y.Item): string | undefined {
+  let type = item.parent as Y.AbstractType<unknown> | null;
+  while (type?._item) type = type._item.parent as Y.AbstractType<unknown> | null;
+  if (!type) return undefined;
+  try {
+    return Y.findRootTypeKey(type);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decides whether a connection with `role` may apply `update` to `doc`: finds the root key of every
+ * new struct (by parent name, parent ID or origin, within the document or the update itself) and of
+ * every live item it deletes, and refuses the whole update if any key is not writable by the role,
+ * if a parent is unknown, or if it depends on structs the document lacks (a gap). Throws when the
+ * update cannot be decoded: the caller treats that as a malformed message.
+ */
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict {
+  const { structs, ds } = Y.decodeUpdate(update);
+  const store = doc.store;
+  const fresh: Struct[] = [];
+  const clients = new Set<number>();
+  for (const s of structs as Struct[]) {
+    const state = Y.getState(store, s.id.client);
+    if (s.id.clock + s.length <= state) continue;
+    if (s instanceof Y.Skip) return { ok: false, reason: RefusalReason.gap };
+    const prev = fresh.at(-1);
+    const contiguous = prev && prev.id.client === s.id.client ? prev.id.clock + prev.length === s.id.clock : s.id.clock <= state;
+    if (!contiguous) return { ok: false, reason: RefusalReason.gap };
+    fresh.push(s);
+    clients.add(s.id.client);
+  }
+  const byClient = new Map<number, Struct[]>();
+  for (const s of fresh) {
+    const list = byClient.get(s.id.client) ?? [];
+    list.push(s);
+    byClient.set(s.id.client, list);
+  }
+  const findFresh = (id: Y.ID): Struct | undefined => {
+    const list = byClient.get(id.client);
+    if (!list) return undefined;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = list[mid] as Struct;
+      if (id.clock < s.id.clock) hi = mid - 1;
+      else if (id.clock >= s.id.clock + s.length) lo = mid + 1;
+      else return s;
+    }
+    return undefined;
+  };
+
+  const memo = new Map<Struct, string | undefined>();
+  const rootOfId = (id: Y.ID, depth: number): string | undefined => {
+    if (id.clock < Y.getState(store, id.client)) {
+      const s = Y.getItem(store, id) as Y.Item | Y.GC;
+      return s instanceof Y.GC ? GARBAGE : rootOfIntegrated(s);
+    }
+    const s = findFresh(id);
+    return s ? rootOf(s, depth + 1) : undefined;
+  };
+  const rootOf = (s: Struct, depth: number): string | undefined => {
+    if (memo.has(s)) return memo.get(s);
+    if (depth > 10_000) return undefined;
+    let root: string | undefined;
+    if (s instanceof Y.GC) root = GARBAGE;
+    else if (s instanceof Y.Item) {
+      const parent = s.parent as unknown;
+      if (typeof parent === 'string') root = parent;
+      else if (parent instanceof Y.ID) root = rootOfId(parent, depth);
+      else if (s.origin) root = rootOfId(s.origin, depth);
+      else if (s.rightOrigin) root = rootOfId(s.rightOrigin, depth);
+    }
+    memo.set(s, root);
+    return root;
+  };
+
+  const locked = doc.getMap(RoomKey.settings).get(SettingKey.locked) === true;
+  const roots = new Set<string>();
+  for (const s of fresh) {
+    const root = rootOf(s, 0);
+    if (root === undefined) return { ok: false, reason: RefusalReason.unknownParent };
+    roots.add(root);
+  }
+
+  let deletes = false;
+  for (const [client, ranges] of ds.clients) {
+    const state = Y.getState(store, client);
+    const structsOf = store.clients.get(client);
+    for (const { clock, len } of ranges) {
+      const end = clock + len;
+      if (end > state && !byClient.has(client)) return { ok: false, reason: RefusalReason.unknownParent };
+      if (!structsOf || clock >= state) continue;
+      for (let i = Y.findIndexSS(structsOf, clock); i < structsOf.length; i++) {
+        const s = structsOf[i] as Y.Item | Y.GC;
+        if (s.id.clock >= end) break;
+        if (s instanceof Y.GC || s.deleted) continue;
+        const root = rootOfIntegrated(s);
+        if (root === undefined) return { ok: false, reason: RefusalReason.unknownParent };
+        roots.add(root);
+        deletes = true;
+      }
+    }
+  }
+
+  const noop = fresh.length === 0 && !deletes;
+  if (noop) return { ok: true, noop, clients: [] };
+  if (role === 'viewer') return { ok: false, reason: RefusalReason.viewer };
+  for (const root of roots) {
+    if (root !== GARBAGE && !mayWrite(role, root, locked)) return { ok: false, reason: RefusalReason.forbiddenKey };
+  }
+  return { ok: true, noop, clients: [...clients] };
+}

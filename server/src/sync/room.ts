@@ -1,0 +1,258 @@
+import * as Y from 'yjs';
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import type { Logger } from 'pino';
+import { CloseCode, encodeAck, MessageType } from '@seam/shared/protocol';
+import type { Limits } from '../config';
+import type { Metrics } from '../metrics';
+import type { UpdatesStore } from '../store';
+import { Connection } from './connection';
+import { checkUpdate } from './guard';
+
+/** Sync sub-messages of y-protocols. */
+const SyncStep1 = 0;
+const SyncStep2 = 1;
+const SyncUpdate = 2;
+
+/** Origin of changes made by the server itself (REST writes, ingest). */
+export const SERVER_ORIGIN = Symbol('server');
+const LOAD_ORIGIN = Symbol('load');
+
+/** Thrown by the message reader for a frame that is not a valid message. */
+export class MalformedMessage extends Error {
+  override name = 'MalformedMessage';
+}
+
+export interface RoomDeps {
+  readonly updates: UpdatesStore;
+  readonly metrics: Metrics;
+  readonly limits: Limits;
+  readonly compactCount: number;
+  readonly compactBytes: number;
+  readonly log: Logger;
+}
+
+function syncMessage(sub: number, payload: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, MessageType.sync);
+  encoding.writeVarUint(e, sub);
+  encoding.writeVarUint8Array(e, payload);
+  return encoding.toUint8Array(e);
+}
+
+function awarenessMessage(update: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, MessageType.awareness);
+  encoding.writeVarUint8Array(e, update);
+  return encoding.toUint8Array(e);
+}
+
+function expectEnd(d: decoding.Decoder): void {
+  if (decoding.hasContent(d)) throw new MalformedMessage('trailing bytes after message');
+}
+
+/**
+ * One loaded room: its Y.Doc, awareness and sockets. Every change (a client's update or a server
+ * transaction) is queued, committed to the log in one transaction per tick (group commit), and
+ * only then broadcast and acknowledged. A joining client's sync step 1 is answered after the
+ * queue is committed, so nobody ever sees data that is not on disk.
+ */
+export class Room {
+  readonly doc = new Y.Doc();
+  readonly awareness = new awarenessProtocol.Awareness(this.doc);
+  readonly conns = new Set<Connection>();
+  /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
+  broken = false;
+  private pending: { update: Uint8Array; origin: unknown }[] = [];
+  private readonly ackDue = new Set<Connection>();
+  private scheduled = false;
+  private lastId = 0;
+  private logCount = 0;
+  private logBytes = 0;
+  private storedBytes = 0;
+
+  constructor(
+    readonly id: string,
+    private readonly deps: RoomDeps,
+  ) {
+    this.awareness.setLocalState(null);
+    const state = deps.updates.load(id);
+    Y.transact(this.doc, () => {
+      if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, LOAD_ORIGIN);
+      for (const u of state.updates) Y.applyUpdate(this.doc, u, LOAD_ORIGIN);
+    }, LOAD_ORIGIN);
+    this.lastId = state.lastId;
+    this.logCount = state.updates.length;
+    this.logBytes = state.logBytes;
+    this.storedBytes = (state.snapshot?.length ?? 0) + state.logBytes;
+    this.doc.on('update', (update: Uint8Array, origin: unknown) => {
+      if (origin === LOAD_ORIGIN) return;
+      this.pending.push({ update, origin });
+      this.schedule();
+    });
+    this.awareness.on('update', this.onAwareness);
+  }
+
+  private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }, origin: unknown): void => {
+    if (origin instanceof Connection) {
+      for (const id of ch.added) origin.awarenessIds.add(id);
+      for (const id of ch.removed) origin.awarenessIds.delete(id);
+    }
+    const msg = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]));
+    for (const c of this.conns) c.send(msg);
+  };
+
+  /** Adds a socket and starts the sync handshake (server step 1, then known awareness). */
+  join(conn: Connection): void {
+    this.conns.add(conn);
+    const e = encoding.createEncoder();
+    encoding.writeVarUint(e, MessageType.sync);
+    encoding.writeVarUint(e, SyncStep1);
+    encoding.writeVarUint8Array(e, Y.encodeStateVector(this.doc));
+    conn.send(encoding.toUint8Array(e));
+    const states = [...this.awareness.getStates().keys()];
+    if (states.length > 0) conn.send(awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
+  }
+
+  /** Removes a socket and the awareness states it announced. */
+  leave(conn: Connection): void {
+    if (!this.conns.delete(conn)) return;
+    this.ackDue.delete(conn);
+    if (conn.awarenessIds.size > 0) awarenessProtocol.removeAwarenessStates(this.awareness, [...conn.awarenessIds], null);
+  }
+
+  /**
+   * Handles one frame from `conn`. Throws `MalformedMessage` (or a decoding error) for bytes that
+   * are not a valid message; the caller closes that socket.
+   */
+  receive(conn: Connection, data: Uint8Array): void {
+    const d = decoding.createDecoder(data);
+    const type = decoding.readVarUint(d);
+    if (type === MessageType.sync) return this.receiveSync(conn, d);
+    if (type === MessageType.awareness) {
+      const update = decoding.readVarUint8Array(d);
+      expectEnd(d);
+      if (!conn.awarenessBucket.take()) return conn.close(CloseCode.rateLimited);
+      awarenessProtocol.applyAwarenessUpdate(this.awareness, update, conn);
+      return;
+    }
+    if (type === MessageType.queryAwareness) {
+      expectEnd(d);
+      if (!conn.awarenessBucket.take()) return conn.close(CloseCode.rateLimited);
+      const states = [...this.awareness.getStates().keys()];
+      conn.send(awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
+      return;
+    }
+    throw new MalformedMessage(`unknown message type ${type}`);
+  }
+
+  private receiveSync(conn: Connection, d: decoding.Decoder): void {
+    const sub = decoding.readVarUint(d);
+    if (sub !== SyncStep1 && sub !== SyncStep2 && sub !== SyncUpdate) throw new MalformedMessage(`unknown sync message ${sub}`);
+    const payload = decoding.readVarUint8Array(d);
+    expectEnd(d);
+    if (!conn.syncBucket.take()) return conn.close(CloseCode.rateLimited);
+    if (sub === SyncStep1) {
+      this.flush();
+      if (this.broken) return;
+      conn.send(syncMessage(SyncStep2, Y.encodeStateAsUpdate(this.doc, payload)));
+      return;
+    }
+    conn.received += 1;
+    this.deps.metrics.updatesIn.inc();
+    if (conn.wantsAck) {
+      this.ackDue.add(conn);
+      this.schedule();
+    }
+    const verdict = checkUpdate(this.doc, payload, conn.role);
+    if (!verdict.ok) {
+      this.deps.metrics.refused.inc({ reason: verdict.reason });
+      return;
+    }
+    if (verdict.noop) return;
+    if (this.storedBytes + payload.length > this.deps.limits.roomBytes) return conn.close(CloseCode.roomTooLarge);
+    for (const c of verdict.clients) conn.authored.add(c);
+    Y.applyUpdate(this.doc, payload, conn);
+  }
+
+  /** Runs `fn` as one server transaction and commits it before returning. Throws if the commit failed. */
+  transact(fn: (doc: Y.Doc) => void): void {
+    this.doc.transact(() => fn(this.doc), SERVER_ORIGIN);
+    this.flush();
+    if (this.broken) throw new Error(`room ${this.id} could not commit`);
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Commits queued updates in one transaction, then broadcasts them and sends due acks. */
+  flush(): void {
+    this.scheduled = false;
+    if (this.broken) return;
+    const batch = this.pending;
+    if (batch.length > 0) {
+      this.pending = [];
+      const end = this.deps.metrics.persistSeconds.startTimer();
+      try {
+        this.lastId = this.deps.updates.append(this.id, batch.map((b) => b.update));
+      } catch (err) {
+        this.deps.log.error({ err, room: this.id }, 'commit failed; closing the room');
+        this.breakRoom();
+        return;
+      }
+      end();
+      this.deps.metrics.batchSize.observe(batch.length);
+      for (const { update, origin } of batch) {
+        this.logCount += 1;
+        this.logBytes += update.length;
+        this.storedBytes += update.length;
+        const msg = syncMessage(SyncUpdate, update);
+        let n = 0;
+        for (const c of this.conns) {
+          if (c === origin) continue;
+          c.send(msg);
+          n += 1;
+        }
+        this.deps.metrics.updatesOut.inc(n);
+        this.deps.metrics.fanout.observe(n);
+      }
+    }
+    for (const c of this.ackDue) {
+      const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));
+      c.send(encodeAck({ seq: c.received, entries }));
+    }
+    this.ackDue.clear();
+    if (this.logCount >= this.deps.compactCount || this.logBytes >= this.deps.compactBytes) this.compact();
+  }
+
+  private compact(): void {
+    const snapshot = Y.encodeStateAsUpdate(this.doc);
+    try {
+      this.deps.updates.compact(this.id, snapshot, this.lastId);
+    } catch (err) {
+      this.deps.log.warn({ err, room: this.id }, 'compaction failed; the log stays as it is');
+      return;
+    }
+    this.storedBytes = snapshot.length;
+    this.logCount = 0;
+    this.logBytes = 0;
+  }
+
+  private breakRoom(): void {
+    this.broken = true;
+    this.pending = [];
+    for (const c of [...this.conns]) c.close(CloseCode.serverError);
+  }
+
+  /** Commits what is queued and releases memory; the room must have no sockets. */
+  destroy(): void {
+    this.flush();
+    this.awareness.off('update', this.onAwareness);
+    this.awareness.destroy();
+    this.doc.destroy();
+  }
+}

@@ -1,0 +1,93 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { Logger } from 'pino';
+import { CloseCode, CLOSE_REASONS } from '@seam/shared/protocol';
+import type { Limits } from '../config';
+import type { Metrics } from '../metrics';
+import type { Store } from '../store';
+import { hashToken, tokenFrom } from '../auth/tokens';
+import { Connection } from './connection';
+import type { Rooms } from './rooms';
+
+export interface SyncTransportDeps {
+  readonly store: Store;
+  readonly rooms: Rooms;
+  readonly metrics: Metrics;
+  readonly limits: Limits;
+  readonly log: Logger;
+}
+
+const SYNC_PATH = /^\/sync\/([A-Za-z0-9_-]{1,128})$/;
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * Serves `/sync/:roomId?token=…[&ack=1]` on `server`'s upgrade event with `ws` (no server of its
+ * own, frames capped at `limits.maxFrameBytes`, which `ws` closes with 1009 before buffering).
+ * A missing or wrong token is closed with `unauthorized` before any document data is sent.
+ */
+export function attachSync(server: Server, deps: SyncTransportDeps): { close(): void } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.limits.maxFrameBytes, perMessageDeflate: false });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const m = url.pathname.match(SYNC_PATH);
+    if (!m) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, m[1] as string, url, req));
+  };
+  server.on('upgrade', onUpgrade);
+
+  const accept = (ws: WebSocket, roomId: string, url: URL, req: IncomingMessage): void => {
+    const { store, rooms, metrics, limits, log } = deps;
+    const reject = (code: CloseCode): void => {
+      metrics.closed.inc({ code: String(code) });
+      ws.close(code, CLOSE_REASONS[code]);
+    };
+    ws.on('error', (err) => log.debug({ err: err.message, room: roomId }, 'socket error'));
+    const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
+    const hash = token ? hashToken(token) : undefined;
+    const grant = hash && store.rooms.lookupToken(hash);
+    if (!hash || !grant || grant.roomId !== roomId) return reject(CloseCode.unauthorized);
+    const room = rooms.get(roomId);
+    if (room.conns.size >= limits.connectionsPerRoom) return reject(CloseCode.roomFull);
+    const socket = {
+      send: (data: Uint8Array) => {
+        if (ws.readyState === ws.OPEN) ws.send(data);
+      },
+      close: (code: number, reason: string) => ws.close(code, reason),
+    };
+    const conn = new Connection(socket, grant.role, hash.toString('hex'), url.searchParams.get('ack') === '1', limits, metrics);
+    ws.on('message', (data, isBinary) => {
+      if (conn.closed) return;
+      const bytes = toBytes(data);
+      metrics.bytesIn.inc(bytes.length);
+      if (!isBinary) return conn.close(CloseCode.malformedMessage);
+      try {
+        room.receive(conn, bytes);
+      } catch (err) {
+        log.debug({ err: (err as Error).message, room: roomId }, 'malformed message');
+        conn.close(CloseCode.malformedMessage);
+      }
+    });
+    ws.on('close', (code) => {
+      if (code === CloseCode.messageTooBig) metrics.closed.inc({ code: String(code) });
+      rooms.leave(room, conn);
+    });
+    rooms.join(roomId, conn);
+  };
+
+  return {
+    close: () => {
+      server.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
