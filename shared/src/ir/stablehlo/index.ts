@@ -1,0 +1,143 @@
+import { DocumentKind } from '../../model/document';
+import type { MlirArgument, MlirOperation } from '../mlir/ast';
+import { LineIndex } from '../mlir/lines';
+import { LocResolver } from '../mlir/locations';
+import { parseMlir } from '../mlir/parser';
+import { isArrayType, parseMlirType } from '../mlir/types';
+import { arrayBytes, valueBytes } from '../shape';
+import type { Analysis, CrossLayerKey, DotInfo, OutlineEntry, ValueInfo } from '../types';
+import { dotInfo } from './dot';
+
+export { parseMlir as parseStablehlo } from '../mlir/parser';
+export { dotDimensions } from './dot';
+
+/** Ops that only structure the text; they get no cross-layer key. */
+const STRUCTURAL = new Set(['module', 'builtin.module', 'func.func', 'func', 'return', 'func.return', 'stablehlo.return', 'mhlo.return']);
+
+/**
+ * Parses and indexes StableHLO (or any MLIR) text: outline of modules, functions and regions;
+ * every value with its type and bytes; decoded dot_general/dot ops; and a cross-layer key per op
+ * with its name stack and file/line from `loc(…)`. Never throws.
+ */
+export function indexStablehlo(text: string): Analysis {
+  const lines = new LineIndex(text);
+  const parsed = parseMlir(text, lines);
+  const ix = new Indexer(text, lines);
+  const outline: OutlineEntry[] = [];
+  for (const chunk of parsed.ast.chunks) {
+    ix.locs = new LocResolver(text, chunk.locAliases);
+    for (const op of chunk.ops) ix.top(op, outline);
+  }
+  return {
+    index: { kind: DocumentKind.stablehlo, bytes: text.length, lines: lines.count, outline, values: ix.values, dots: ix.dots, fusions: [], spills: [], keys: ix.keys },
+    diagnostics: parsed.diagnostics,
+  };
+}
+
+/** Walks operations once, collecting values, dots and keys. */
+class Indexer {
+  readonly values: ValueInfo[] = [];
+  readonly dots: DotInfo[] = [];
+  readonly keys: CrossLayerKey[] = [];
+  locs: LocResolver | undefined;
+  private types = new Map<string, string>();
+
+  constructor(
+    private readonly text: string,
+    private readonly lines: LineIndex,
+  ) {}
+
+  /** A top-level op: a module (with functions inside), a function, or a loose op. */
+  top(op: MlirOperation, outline: OutlineEntry[]): void {
+    if (op.name === 'module' || op.name === 'builtin.module') {
+      const children: OutlineEntry[] = [];
+      let count = 0;
+      for (const r of op.regions) for (const b of r.blocks) for (const inner of b.ops) {
+        count++;
+        this.top(inner, children);
+      }
+      outline.push(this.entry(op, op.symbol ?? 'module', 'module', count, children));
+      return;
+    }
+    if (op.name === 'func.func' || op.name === 'func') {
+      outline.push(this.func(op));
+      return;
+    }
+    const scope = op.symbol ?? '';
+    const children: OutlineEntry[] = [];
+    this.op(op, scope, children, 0);
+    if (op.regions.length > 0 || outline.length === 0 || op.name.startsWith('sdy.') || op.name.includes('global')) {
+      outline.push(this.entry(op, op.symbol ?? op.results[0]?.name ?? op.name, 'region', countOps(op), children));
+    }
+  }
+
+  private func(op: MlirOperation): OutlineEntry {
+    const scope = op.symbol ?? '';
+    this.types = new Map();
+    for (const a of op.args) this.value(a, scope, a.type);
+    const children: OutlineEntry[] = [];
+    let count = 0;
+    for (const r of op.regions) for (const b of r.blocks) {
+      for (const a of b.args) this.value(a, scope, a.type);
+      for (const inner of b.ops) {
+        count++;
+        this.op(inner, scope, children, 1);
+      }
+    }
+    return this.entry(op, scope || 'func', 'function', count, children);
+  }
+
+  /** One op inside a function: its results, dot, key, and nested regions as outline children. */
+  private op(op: MlirOperation, scope: string, outline: OutlineEntry[], depth: number): void {
+    op.results.forEach((r, i) => {
+      const type = op.resultTypes.length === op.results.length ? op.resultTypes[i] : op.resultTypes[Math.min(i, op.resultTypes.length - 1)];
+      this.value(r, scope, type ?? '', op.line);
+    });
+    for (const a of op.args) if (!a.type) this.types.set(a.name, '');
+    this.dot(op, scope);
+    if (!STRUCTURAL.has(op.name)) {
+      this.keys.push({ from: op.from, to: op.to, name: op.results.map((r) => r.name).join(',') || `${op.name}@${op.line}`, op: op.name, scope, line: op.line, source: this.locs?.resolve(op.loc) ?? {} });
+    }
+    op.regions.forEach((region, k) => {
+      const children: OutlineEntry[] = [];
+      let count = 0;
+      for (const b of region.blocks) {
+        for (const a of b.args) this.value(a, scope, a.type);
+        for (const inner of b.ops) {
+          count++;
+          this.op(inner, scope, children, depth + 1);
+        }
+      }
+      if (op.name === 'func.func') return;
+      const name = `${op.results[0]?.name ?? op.name} ${op.name.slice(op.name.indexOf('.') + 1)}${op.regions.length > 1 ? ` #${k}` : ''}`;
+      if (count > 0) outline.push({ from: region.from, to: region.to, name, kind: 'region', lineFrom: this.lines.lineOf(region.from), lineTo: this.lines.lineOf(region.to), opCount: count, children: children.length ? children : undefined });
+    });
+  }
+
+  private dot(op: MlirOperation, scope: string): void {
+    if (!op.name.endsWith('.dot_general') && !op.name.endsWith('.dot')) return;
+    const lhsType = op.operandTypes[0] ?? this.types.get(op.operands[0]?.name ?? '') ?? '';
+    const rhsType = op.operandTypes[1] ?? this.types.get(op.operands[1]?.name ?? '') ?? '';
+    const lhs = parseMlirType(lhsType);
+    const rhs = parseMlirType(rhsType);
+    const info = dotInfo(op, scope, isArrayType(lhs) ? lhs.dims : [], isArrayType(rhs) ? rhs.dims : []);
+    if (info) this.dots.push(info);
+  }
+
+  private value(v: { name: string; from: number; to: number } | MlirArgument, scope: string, type: string, line = this.lines.lineOf(v.from)): void {
+    this.types.set(v.name, type);
+    const parsed = parseMlirType(type);
+    const bytes = parsed === undefined ? 0 : isArrayType(parsed) ? arrayBytes(parsed.dtype, parsed.dims) : valueBytes(parsed);
+    this.values.push({ from: v.from, to: v.to, name: v.name, scope, line, type, bytes });
+  }
+
+  private entry(op: MlirOperation, name: string, kind: OutlineEntry['kind'], opCount: number, children: OutlineEntry[]): OutlineEntry {
+    return { from: op.from, to: op.to, name, kind, lineFrom: op.line, lineTo: this.lines.lineOf(Math.max(op.from, op.to - 1)), opCount, children: children.length ? children : undefined };
+  }
+}
+
+function countOps(op: MlirOperation): number {
+  let n = 0;
+  for (const r of op.regions) for (const b of r.blocks) n += b.ops.length;
+  return n;
+}
