@@ -1,1 +1,2 @@
-export {};
+export { createRoom, startTestServer, type CreatedRoom, type TestServer } from './server';
+export { connectClient, messageType, rawSocket, waitFor, type RawSocket, type TestClient } from './sync-client';
