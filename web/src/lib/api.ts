@@ -1,0 +1,99 @@
+import type { DocumentMeta, Role } from '@seam/shared/model';
+
+/** A room as `POST /api/rooms` returns it. */
+export interface CreatedRoom {
+  readonly id: string;
+  readonly title: string;
+  readonly tokens: Readonly<Record<Role, string>>;
+  readonly links: Readonly<Record<string, string>>;
+}
+
+/** A room as `GET /api/rooms/:id` returns it for the token used. */
+export interface RoomInfo {
+  readonly id: string;
+  readonly title: string;
+  readonly role: Role;
+  readonly documents: readonly DocumentMeta[];
+  readonly settings?: Readonly<Record<string, unknown>>;
+}
+
+/** An HTTP error with the server's code and message (`{"error":{"code","message"}}`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  let code = `http-${res.status}`;
+  let message = res.statusText || `request failed (${res.status})`;
+  try {
+    const body = (await res.json()) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof body.error?.code === 'string') code = body.error.code;
+    if (typeof body.error?.message === 'string') message = body.error.message;
+  } catch {
+    // A body that is not the JSON error shape keeps the status text.
+  }
+  return new ApiError(res.status, code, message);
+}
+
+/** The room server's HTTP API, for one origin; tokens go in the Authorization header. */
+export class RoomApi {
+  constructor(
+    private readonly base = '',
+    private readonly fetcher: typeof fetch = (...a) => fetch(...a),
+  ) {}
+
+  private async json<T>(path: string, init: RequestInit, token?: string): Promise<T> {
+    const headers = new Headers(init.headers);
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    const res = await this.fetcher(`${this.base}${path}`, { ...init, headers });
+    if (!res.ok) throw await failure(res);
+    return (await res.json()) as T;
+  }
+
+  /** Creates a room; the caller becomes its owner. */
+  createRoom(title: string): Promise<CreatedRoom> {
+    return this.json('/api/rooms', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title }) });
+  }
+
+  /** The room as seen with `token`, including the role that token grants. */
+  room(roomId: string, token: string): Promise<RoomInfo> {
+    return this.json(`/api/rooms/${encodeURIComponent(roomId)}`, {}, token);
+  }
+
+  /** Uploads a dump as text. */
+  upload(roomId: string, token: string, title: string, text: string): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
+    return this.json(
+      `/api/rooms/${encodeURIComponent(roomId)}/documents`,
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title, text }) },
+      token,
+    );
+  }
+
+  /** A dump's text (immutable, cached by the browser). */
+  async text(roomId: string, token: string, docId: string): Promise<string> {
+    const res = await this.fetcher(`${this.base}/api/rooms/${encodeURIComponent(roomId)}/documents/${encodeURIComponent(docId)}/text`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (!res.ok) throw await failure(res);
+    return res.text();
+  }
+
+  /** Rotates the link of `role`, returning the new token; old sockets are closed by the server. */
+  async rotate(roomId: string, token: string, role: Role): Promise<string> {
+    const body = await this.json<{ token?: string; tokens?: Record<string, string> }>(
+      `/api/rooms/${encodeURIComponent(roomId)}/links/${role}/rotate`,
+      { method: 'POST' },
+      token,
+    );
+    const t = body.token ?? body.tokens?.[role];
+    if (!t) throw new ApiError(500, 'bad-response', 'the server did not return the new token');
+    return t;
+  }
+}

@@ -1,0 +1,101 @@
+import type { Role } from '@seam/shared/model';
+
+/** A selection inside a read-only dump, by character offsets. */
+export interface DumpSelection {
+  readonly docId: string;
+  readonly anchor: number;
+  readonly head: number;
+}
+
+/** What the presenter's followers track: the open document, the top visible line and the selection. */
+export interface PresenterView {
+  readonly docId: string | null;
+  readonly topLine: number;
+  readonly anchor: number;
+  readonly head: number;
+}
+
+/** A range the presenter asks everyone to look at; `at` changes each time it is sent. */
+export interface Spotlight {
+  readonly docId: string;
+  readonly from: number;
+  readonly to: number;
+  readonly at: number;
+}
+
+/**
+ * One person's awareness state. `user` has the shape y-codemirror.next reads for remote cursors
+ * in co-edited texts (`name`, `color`, `colorLight`); the rest is Seam's.
+ */
+export interface PresenceState {
+  readonly user: { readonly id: string; readonly name: string; readonly color: string; readonly colorLight: string };
+  readonly role: Role;
+  readonly docId: string | null;
+  readonly dumpSel: DumpSelection | null;
+  readonly view: PresenterView | null;
+  readonly spotlight: Spotlight | null;
+}
+
+/** A participant as the UI lists them. */
+export interface Participant {
+  readonly clientId: number;
+  readonly id: string;
+  readonly name: string;
+  readonly color: string;
+  readonly role: Role;
+  readonly docId: string | null;
+  readonly self: boolean;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+/** Reads one awareness state defensively: other clients may send anything. */
+export function readPresence(v: unknown): PresenceState | null {
+  if (!isObj(v) || !isObj(v.user)) return null;
+  const u = v.user;
+  if (typeof u.name !== 'string' || typeof u.color !== 'string') return null;
+  const role = v.role === 'owner' || v.role === 'annotator' ? v.role : 'viewer';
+  return {
+    user: { id: typeof u.id === 'string' ? u.id : '', name: u.name.slice(0, 40), color: safeColor(u.color), colorLight: safeColor(u.color) + '33' },
+    role,
+    docId: typeof v.docId === 'string' ? v.docId : null,
+    dumpSel: readSel(v.dumpSel),
+    view: readView(v.view),
+    spotlight: readSpotlight(v.spotlight),
+  };
+}
+
+/** A colour safe to put in a style attribute; anything but `#rrggbb` becomes grey. */
+export function safeColor(c: string): string {
+  return /^#[0-9a-f]{6}$/i.test(c) ? c : '#868e96';
+}
+
+function n(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+function readSel(v: unknown): DumpSelection | null {
+  return isObj(v) && typeof v.docId === 'string' && n(v.anchor) && n(v.head) ? { docId: v.docId, anchor: v.anchor, head: v.head } : null;
+}
+
+function readView(v: unknown): PresenterView | null {
+  if (!isObj(v) || !n(v.topLine)) return null;
+  return { docId: typeof v.docId === 'string' ? v.docId : null, topLine: v.topLine, anchor: n(v.anchor) ? v.anchor : 0, head: n(v.head) ? v.head : 0 };
+}
+
+function readSpotlight(v: unknown): Spotlight | null {
+  return isObj(v) && typeof v.docId === 'string' && n(v.from) && n(v.to) && n(v.at) ? { docId: v.docId, from: v.from, to: v.to, at: v.at } : null;
+}
+
+/** The participant list from awareness states: self first, then by name. */
+export function participants(states: ReadonlyMap<number, unknown>, selfId: number): Participant[] {
+  const out: Participant[] = [];
+  for (const [clientId, raw] of states) {
+    const p = readPresence(raw);
+    if (!p) continue;
+    out.push({ clientId, id: p.user.id, name: p.user.name, color: p.user.color, role: p.role, docId: p.docId, self: clientId === selfId });
+  }
+  return out.sort((a, b) => Number(b.self) - Number(a.self) || a.name.localeCompare(b.name) || a.clientId - b.clientId);
+}

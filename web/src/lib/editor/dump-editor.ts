@@ -1,0 +1,41 @@
+import { EditorState, type Extension } from '@codemirror/state';
+import { defaultKeymap } from '@codemirror/commands';
+import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import { annotationMarks } from './annotation-marks';
+import { remoteSelections } from './remote-selections';
+import { spotlight } from './spotlight';
+import { seamTheme } from './theme';
+import { userScrollDetector, viewReporter, type ViewReport } from './follow';
+
+/** Callbacks the dump editor reports through. */
+export interface DumpEditorOptions {
+  readonly onView: (r: ViewReport) => void;
+  readonly onUserScroll: () => void;
+  readonly onOpenAnnotation: (id: string) => void;
+  /** Opens the annotate bubble on the current selection (Alt-A). */
+  readonly onAnnotateKey: () => boolean;
+  readonly wrap: boolean;
+}
+
+/**
+ * Every extension of a read-only dump: the text can be navigated and selected by mouse and keyboard
+ * but never changed; marks, remote selections and the spotlight come in as state effects.
+ */
+export function dumpExtensions(o: DumpEditorOptions): Extension {
+  return [
+    EditorState.readOnly.of(true),
+    lineNumbers(),
+    highlightActiveLineGutter(),
+    highlightActiveLine(),
+    drawSelection(),
+    annotationMarks({ onOpen: o.onOpenAnnotation }),
+    remoteSelections(),
+    spotlight(),
+    viewReporter(o.onView),
+    userScrollDetector(o.onUserScroll),
+    keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...defaultKeymap]),
+    EditorView.contentAttributes.of({ 'aria-label': 'Document text', 'aria-readonly': 'true' }),
+    o.wrap ? EditorView.lineWrapping : [],
+    seamTheme,
+  ];
+}

@@ -1,0 +1,77 @@
+import type { Extension } from '@codemirror/state';
+import { EditorSelection } from '@codemirror/state';
+import { EditorView, ViewPlugin, type ViewUpdate } from '@codemirror/view';
+
+/** The 1-based line at the top of the visible area. */
+export function topLine(view: EditorView): number {
+  const block = view.lineBlockAtHeight(view.scrollDOM.getBoundingClientRect().top - view.documentTop + 1);
+  return view.state.doc.lineAt(Math.min(block.from, view.state.doc.length)).number;
+}
+
+/** Scrolls so that 1-based `line` is at the top, clamped to the document, and optionally selects. */
+export function showLine(view: EditorView, line: number, selection?: { anchor: number; head: number }): void {
+  const doc = view.state.doc;
+  const n = Math.max(1, Math.min(doc.lines, Math.floor(line)));
+  const sel =
+    selection && selection.anchor <= doc.length && selection.head <= doc.length
+      ? EditorSelection.single(selection.anchor, selection.head)
+      : undefined;
+  view.dispatch({ effects: EditorView.scrollIntoView(doc.line(n).from, { y: 'start', yMargin: 0 }), ...(sel ? { selection: sel } : {}) });
+}
+
+/** What the view reports: its top line and selection. */
+export interface ViewReport {
+  readonly topLine: number;
+  readonly anchor: number;
+  readonly head: number;
+}
+
+/**
+ * Reports the top line and selection whenever the user scrolls or selects (at most once per frame),
+ * so a presenter can drive followers by line rather than pixels.
+ */
+export function viewReporter(report: (r: ViewReport) => void): Extension {
+  return ViewPlugin.fromClass(
+    class {
+      private frame = 0;
+      constructor(private readonly view: EditorView) {
+        this.schedule();
+      }
+      update(u: ViewUpdate) {
+        if (u.selectionSet || u.viewportChanged || u.geometryChanged) this.schedule();
+      }
+      schedule() {
+        if (this.frame) return;
+        this.frame = requestAnimationFrame(() => {
+          this.frame = 0;
+          const { anchor, head } = this.view.state.selection.main;
+          report({ topLine: topLine(this.view), anchor, head });
+        });
+      }
+      destroy() {
+        if (this.frame) cancelAnimationFrame(this.frame);
+      }
+    },
+    { eventHandlers: { scroll() { this.schedule(); } } },
+  );
+}
+
+const NAV_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' ']);
+
+/** Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys (not when the program scrolls). */
+export function userScrollDetector(onUserScroll: () => void): Extension {
+  return EditorView.domEventHandlers({
+    wheel() {
+      onUserScroll();
+      return false;
+    },
+    touchmove() {
+      onUserScroll();
+      return false;
+    },
+    keydown(e) {
+      if (NAV_KEYS.has(e.key)) onUserScroll();
+      return false;
+    },
+  });
+}

@@ -1,0 +1,34 @@
+import { EditorView } from '@codemirror/view';
+
+/**
+ * The editor's look, in CSS variables set by the app (`--ann-fusion` etc.), so light and dark
+ * themes share one definition.
+ */
+export const seamTheme = EditorView.theme({
+  '&': { height: '100%', fontSize: '13px', backgroundColor: 'var(--bg)', color: 'var(--fg)' },
+  '.cm-scroller': { fontFamily: 'var(--mono)', lineHeight: '1.45' },
+  '.cm-gutters': { backgroundColor: 'var(--bg-soft)', color: 'var(--fg-muted)', borderRight: '1px solid var(--border)' },
+  '.cm-activeLine': { backgroundColor: 'var(--active-line)' },
+  '.cm-activeLineGutter': { backgroundColor: 'var(--active-line)' },
+  '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { backgroundColor: 'var(--selection) !important' },
+  '.cm-cursor': { borderLeftColor: 'var(--fg)' },
+  '.cm-ann': { borderBottom: '2px solid var(--ann-color)', backgroundColor: 'color-mix(in srgb, var(--ann-color) 18%, transparent)', cursor: 'pointer' },
+  '.cm-ann-fusion': { '--ann-color': 'var(--ann-fusion)' },
+  '.cm-ann-spill': { '--ann-color': 'var(--ann-spill)' },
+  '.cm-ann-note': { '--ann-color': 'var(--ann-note)' },
+  '.cm-ann-question': { '--ann-color': 'var(--ann-question)' },
+  '.cm-ann.cm-ann-resolved': { opacity: '0.45' },
+  '.cm-ann-gutter .cm-gutterElement': { padding: '0 3px', fontSize: '10px' },
+  '.cm-ann-glyph': { color: 'var(--ann-color)' },
+  '.cm-ann-glyph.cm-ann-resolved': { opacity: '0.45' },
+  '.cm-ann-tooltip': { maxWidth: '360px', padding: '6px 8px', fontFamily: 'var(--sans)', fontSize: '12px', lineHeight: '1.4' },
+  '.cm-ann-tooltip-head': { fontWeight: '600', color: 'var(--ann-color)' },
+  '.cm-ann-tooltip-reply': { color: 'var(--fg-muted)', marginLeft: '8px' },
+  '.cm-remote-caret': { position: 'relative', borderLeft: '2px solid', marginLeft: '-1px', marginRight: '-1px' },
+  '.cm-remote-caret-name': {
+    position: 'absolute', top: '-1.3em', left: '-2px', fontSize: '10px', fontFamily: 'var(--sans)', color: '#fff',
+    padding: '0 3px', borderRadius: '3px', whiteSpace: 'nowrap', opacity: '0', transition: 'opacity .15s', pointerEvents: 'none',
+  },
+  '.cm-remote-caret:hover .cm-remote-caret-name': { opacity: '1' },
+  '.cm-spotlight': { animation: 'seam-pulse 1.2s ease-in-out 3', backgroundColor: 'var(--spotlight)', borderRadius: '2px' },
+});

@@ -1,0 +1,229 @@
+import * as Y from 'yjs';
+import { annotationsMap, canAnnotate, readAnnotations, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role } from '@seam/shared/model';
+import type { RoomApi } from '../api';
+import type { Identity } from '../identity';
+import * as store from '../collab/annotation-store';
+import { participants as listParticipants, readPresence, type Participant, type PresenceState, type PresenterView, type Spotlight } from '../collab/presence';
+import { saveState, type SaveState } from '../collab/save-tracker';
+import { RoomSession, type SessionStatus } from '../collab/session';
+import type { RemoteSelection } from '../editor/remote-selections';
+import { DocumentsState } from './documents.svelte';
+
+/** Who presents, as the room document's `presenter` map holds it. */
+export interface Presenter {
+  readonly clientId: number;
+  readonly userId: string;
+  readonly name: string;
+  readonly color: string;
+}
+
+/**
+ * Everything one person sees of a room: role, documents, annotations, participants, presenter,
+ * and the save state; every write goes through the room document (or the HTTP API for dumps).
+ */
+export class RoomState {
+  role = $state<Role | null>(null);
+  title = $state('');
+  error = $state<string | null>(null);
+  annotations = $state.raw<Annotation[]>([]);
+  participants = $state.raw<Participant[]>([]);
+  locked = $state(false);
+  presenter = $state.raw<Presenter | null>(null);
+  presenterView = $state.raw<PresenterView | null>(null);
+  spotlight = $state.raw<Spotlight | null>(null);
+  remoteSelections = $state.raw<(RemoteSelection & { docId: string })[]>([]);
+  following = $state(true);
+  status = $state.raw<SessionStatus>({ connected: false, synced: false, refused: null, waiting: 0, localLoaded: false });
+  online = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
+  selectedAnnotation = $state<string | null>(null);
+  readonly docs: DocumentsState;
+  session: RoomSession | null = null;
+
+  readonly canWrite = $derived(this.role !== null && canAnnotate(this.role, this.locked));
+  readonly isOwner = $derived(this.role === 'owner');
+  readonly save: SaveState = $derived(saveState({ ...this.status, online: this.online }, this.status.waiting));
+  readonly presenting = $derived(this.presenter !== null && this.session !== null && this.presenter.clientId === this.session.doc.clientID);
+  readonly followTarget = $derived(this.following && this.presenter && !this.presenting ? this.presenterView : null);
+
+  constructor(
+    private readonly api: RoomApi,
+    private readonly wsBase: string,
+    readonly roomId: string,
+    readonly token: string,
+    readonly me: Identity,
+  ) {
+    this.docs = new DocumentsState(api, roomId, token);
+  }
+
+  /** Loads the room over HTTP, then connects; a bad link ends in `error`. */
+  async start(): Promise<void> {
+    try {
+      const info = await this.api.room(this.roomId, this.token);
+      this.role = info.role;
+      this.title = info.title;
+      this.docs.setListed(info.documents);
+      this.locked = info.settings?.[SettingKey.locked] === true;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      return;
+    }
+    const s = new RoomSession(this.wsBase, this.roomId, this.token, (st) => (this.status = st));
+    this.session = s;
+    this.observe(s);
+    this.publish({});
+  }
+
+  private observe(s: RoomSession): void {
+    const doc = s.doc;
+    annotationsMap(doc).observeDeep(() => (this.annotations = readAnnotations(doc)));
+    this.annotations = readAnnotations(doc);
+    const settings = doc.getMap<unknown>(RoomKey.settings);
+    const readSettings = () => {
+      if (settings.has(SettingKey.locked)) this.locked = settings.get(SettingKey.locked) === true;
+      const t = settings.get(SettingKey.title);
+      if (typeof t === 'string' && t.trim()) this.title = t;
+    };
+    settings.observe(readSettings);
+    readSettings();
+    const presenter = doc.getMap<unknown>(RoomKey.presenter);
+    const readPresenter = () => {
+      const clientId = presenter.get('clientId');
+      this.presenter =
+        typeof clientId === 'number'
+          ? { clientId, userId: String(presenter.get('userId') ?? ''), name: String(presenter.get('name') ?? ''), color: String(presenter.get('color') ?? '') }
+          : null;
+      if (this.presenter && !this.presenting) this.following = true;
+      this.readAwareness();
+    };
+    presenter.observe(readPresenter);
+    readPresenter();
+    const documents = doc.getMap<unknown>(RoomKey.documents);
+    documents.observe(() => this.docs.setLive(documents.toJSON() as Record<string, DocumentMeta>));
+    s.provider.awareness.on('change', () => this.readAwareness());
+    window.addEventListener('online', this.onOnline);
+    window.addEventListener('offline', this.onOnline);
+  }
+
+  private readonly onOnline = () => (this.online = navigator.onLine);
+
+  private readAwareness(): void {
+    const s = this.session;
+    if (!s) return;
+    const states = s.provider.awareness.getStates();
+    this.participants = listParticipants(states, s.doc.clientID);
+    const remote: (RemoteSelection & { docId: string })[] = [];
+    for (const [clientId, raw] of states) {
+      if (clientId === s.doc.clientID) continue;
+      const p = readPresence(raw);
+      if (p?.dumpSel) remote.push({ clientId, name: p.user.name, color: p.user.color, docId: p.dumpSel.docId, anchor: p.dumpSel.anchor, head: p.dumpSel.head });
+    }
+    this.remoteSelections = remote;
+    const p = this.presenter ? readPresence(states.get(this.presenter.clientId)) : null;
+    this.presenterView = p?.view ?? null;
+    if (p?.spotlight && p.spotlight.at !== this.spotlight?.at) this.spotlight = p.spotlight;
+  }
+
+  /** Merges fields into this person's awareness state. */
+  publish(fields: Partial<Omit<PresenceState, 'user' | 'role'>>): void {
+    const a = this.session?.provider.awareness;
+    if (!a || !this.role) return;
+    const prev = a.getLocalState() ?? {};
+    const user = { id: this.me.id, name: this.me.name, color: this.me.color, colorLight: `${this.me.color}33` };
+    a.setLocalState({ docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, ...prev, ...fields, user, role: this.role });
+  }
+
+  /** Opens a document (or the notes with `'notes'`) and tells the room where this person is. */
+  open(docId: string): void {
+    this.docs.open(docId);
+    this.publish({ docId, dumpSel: null });
+  }
+
+  /** Reports this person's view; presenters also drive followers with it. */
+  reportView(topLine: number, anchor: number, head: number): void {
+    const docId = this.docs.openId;
+    if (!docId) return;
+    this.publish({
+      dumpSel: { docId, anchor, head },
+      view: this.presenting ? { docId, topLine, anchor, head } : null,
+    });
+  }
+
+  private author() {
+    return { id: this.me.id, name: this.me.name, color: this.me.color };
+  }
+
+  /** Marks `[from, to)` of the open dump; returns the new annotation id, or null when not allowed. */
+  annotate(kind: AnnotationKind, from: number, to: number, body: string, quoteText: { prefix: string; exact: string; suffix: string }): string | null {
+    const s = this.session;
+    const docId = this.docs.openId;
+    if (!s || !docId || !this.canWrite || to <= from) return null;
+    return store.addAnnotation(s.doc, { docId, from, to, quote: quoteText, kind, body, author: this.author() });
+  }
+
+  reply(id: string, body: string): void {
+    if (this.session && this.canWrite) store.addReply(this.session.doc, id, body, this.author());
+  }
+
+  setResolved(id: string, resolved: boolean): void {
+    if (this.session && this.canWrite) setResolved(this.session.doc, id, resolved);
+  }
+
+  edit(id: string, body: string, replyId?: string): void {
+    if (this.session && this.canWrite) store.editBody(this.session.doc, id, body, replyId);
+  }
+
+  remove(id: string, replyId?: string): void {
+    if (this.session && this.canWrite) store.remove(this.session.doc, id, replyId);
+  }
+
+  /** Starts presenting (owner only). */
+  present(): void {
+    const s = this.session;
+    if (!s || !this.isOwner) return;
+    const m = s.doc.getMap<unknown>(RoomKey.presenter);
+    s.doc.transact(() => {
+      m.set('clientId', s.doc.clientID);
+      m.set('userId', this.me.id);
+      m.set('name', this.me.name);
+      m.set('color', this.me.color);
+      m.set('since', Date.now());
+    });
+  }
+
+  /** Stops presenting. */
+  stopPresenting(): void {
+    const s = this.session;
+    if (!s || !this.isOwner) return;
+    const m = s.doc.getMap<unknown>(RoomKey.presenter);
+    s.doc.transact(() => {
+      for (const k of [...m.keys()]) m.delete(k);
+    });
+    this.publish({ view: null });
+  }
+
+  /** Spotlights a range of the open dump for everyone (presenter only). */
+  spotlightRange(from: number, to: number): void {
+    const docId = this.docs.openId;
+    if (!this.presenting || !docId || to <= from) return;
+    this.publish({ spotlight: { docId, from, to, at: Date.now() } });
+  }
+
+  /** Locks or unlocks the room (owner only). */
+  setLocked(locked: boolean): void {
+    const s = this.session;
+    if (!s || !this.isOwner) return;
+    s.doc.getMap<unknown>(RoomKey.settings).set(SettingKey.locked, locked);
+  }
+
+  /** The notes text, co-edited by everyone who may write. */
+  notes(): Y.Text | null {
+    return this.session?.doc.getText(RoomKey.notes) ?? null;
+  }
+
+  destroy(): void {
+    window.removeEventListener('online', this.onOnline);
+    window.removeEventListener('offline', this.onOnline);
+    this.session?.destroy();
+    this.session = null;
+  }
+}
