@@ -1,18 +1,24 @@
 import { DocumentKind } from '../model/document';
 import { detectKind } from './detect';
 import { indexHlo } from './hlo/index';
+import { indexJaxpr } from './jaxpr/index';
+import { indexStablehlo } from './stablehlo/index';
 import type { Analysis } from './types';
 
 /**
  * Parses and indexes one dump. Never throws on user input: what cannot be read comes back as
- * diagnostics. `kind` defaults to `detectKind(text)`; HLO before and after optimization share one
- * indexer, and only `hlo-opt` gets spill candidates.
+ * diagnostics. `kind` defaults to `detectKind(text)` and picks the dialect indexer; HLO before and
+ * after optimization share one, and only `hlo-opt` gets spill candidates.
  */
 export function analyze(text: string, kind: DocumentKind = detectKind(text)): Analysis {
   switch (kind) {
     case DocumentKind.hlo:
     case DocumentKind.hloOpt:
       return indexHlo(text, kind);
+    case DocumentKind.stablehlo:
+      return indexStablehlo(text);
+    case DocumentKind.jaxpr:
+      return indexJaxpr(text);
     default:
       return emptyAnalysis(text, kind);
   }

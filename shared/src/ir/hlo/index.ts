@@ -10,7 +10,6 @@ import { resolveFrame } from './stack-frames';
 
 export { parseHlo } from './parser';
 export type * from './ast';
-export { dotEinsum } from './dots';
 
 const NO_SOURCE: SourceRef = Object.freeze({});
 
