@@ -1,0 +1,152 @@
+import * as Y from 'yjs';
+import * as encoding from 'lib0/encoding';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
+import { CloseCode, decodeAck, MessageType } from '@seam/shared/protocol';
+import { connectClient, createRoom, messageType, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
+
+const note = (id: string): Annotation => ({
+  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
+  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
+});
+
+function updateFrame(update: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, MessageType.sync);
+  encoding.writeVarUint(e, 2);
+  encoding.writeVarUint8Array(e, update);
+  return encoding.toUint8Array(e);
+}
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s.close();
+});
+
+/** What a fresh client sees of the room once synced. */
+async function freshView(room: CreatedRoom): Promise<Y.Doc> {
+  const c = connectClient(s, room.id, room.tokens.owner);
+  await c.synced();
+  const doc = new Y.Doc();
+  Y.applyUpdate(doc, Y.encodeStateAsUpdate(c.doc));
+  c.destroy();
+  return doc;
+}
+
+async function refusedCount(): Promise<number> {
+  const text = await (await fetch(`${s.url}/metrics`)).text();
+  return [...text.matchAll(/^seam_updates_refused_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+describe('roles on the sync socket', () => {
+  it('never lands a viewer write from the stock client, and still lets the viewer sync', async () => {
+    const room = await createRoom(s);
+    const before = await refusedCount();
+    const viewer = connectClient(s, room.id, room.tokens.viewer, { ack: true });
+    await viewer.synced();
+    addAnnotation(viewer.doc, note('viewer-note'));
+    await waitFor(() => viewer.acks.some((a) => a.seq >= 2), 'the server to process the viewer update');
+    expect(viewer.acks.at(-1)?.entries).toEqual([]);
+    expect(readAnnotations(await freshView(room))).toEqual([]);
+    const res = await fetch(`${s.url}/api/rooms/${room.id}/annotations?token=${room.tokens.viewer}`);
+    expect(((await res.json()) as { annotations: unknown[] }).annotations).toEqual([]);
+    expect(await refusedCount()).toBeGreaterThan(before);
+    viewer.destroy();
+  });
+
+  it('refuses a viewer update forced from a raw socket without relaying it', async () => {
+    const room = await createRoom(s);
+    const watcher = connectClient(s, room.id, room.tokens.annotator);
+    await watcher.synced();
+    const raw = rawSocket(s, room.id, `token=${room.tokens.viewer}&ack=1`);
+    await raw.opened();
+    const forged = new Y.Doc();
+    addAnnotation(forged, note('forged'));
+    raw.ws.send(updateFrame(Y.encodeStateAsUpdate(forged)));
+    await waitFor(() => raw.received.some((f) => messageType(f) === MessageType.ack), 'the ack for the forced update');
+    const ack = raw.received.map((f) => (messageType(f) === MessageType.ack ? decodeAck(f) : undefined)).find(Boolean);
+    expect(ack).toEqual({ seq: 1, entries: [] });
+    addAnnotation(watcher.doc, note('legit'));
+    const view = await (async () => {
+      await waitFor(async () => readAnnotations(await freshView(room)).length > 0, 'the legit annotation');
+      return freshView(room);
+    })();
+    expect(readAnnotations(view).map((a) => a.id)).toEqual(['legit']);
+    expect(readAnnotations(watcher.doc).map((a) => a.id)).toEqual(['legit']);
+    raw.ws.close();
+    watcher.destroy();
+  });
+
+  it('refuses client writes to server-only state, even from the owner', async () => {
+    const room = await createRoom(s);
+    const owner = connectClient(s, room.id, room.tokens.owner, { ack: true });
+    await owner.synced();
+    owner.doc.getMap('documents').set('forged', { id: 'forged', title: 'not a dump' });
+    await waitFor(() => owner.acks.some((a) => a.seq >= 2), 'the server to process it');
+    expect((await freshView(room)).getMap('documents').has('forged')).toBe(false);
+    owner.destroy();
+  });
+
+  it('refuses annotator writes while the owner has locked the room', async () => {
+    const room = await createRoom(s);
+    const owner = connectClient(s, room.id, room.tokens.owner, { ack: true });
+    const annotator = connectClient(s, room.id, room.tokens.annotator, { ack: true });
+    await Promise.all([owner.synced(), annotator.synced()]);
+    owner.doc.getMap('settings').set('locked', true);
+    await waitFor(() => annotator.doc.getMap('settings').get('locked') === true, 'the lock to reach the annotator');
+    addAnnotation(annotator.doc, note('while-locked'));
+    await waitFor(() => annotator.acks.some((a) => a.seq >= 2), 'the server to process it');
+    expect(readAnnotations(await freshView(room))).toEqual([]);
+    const res = await fetch(`${s.url}/api/rooms/${room.id}/annotations`, {
+      method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docId: 'x', from: 0, to: 0, kind: 'note', body: '' }),
+    });
+    expect(res.status).toBe(403);
+    owner.destroy();
+    annotator.destroy();
+  });
+});
+
+describe('tokens on the sync socket', () => {
+  it.each([
+    ['no token', ''],
+    ['a wrong token', 'token=not-a-token'],
+  ])('closes a socket with %s as unauthorized before sending any data', async (_, query) => {
+    const room = await createRoom(s);
+    const raw = rawSocket(s, room.id, query);
+    expect((await raw.closed).code).toBe(CloseCode.unauthorized);
+    expect(raw.received).toEqual([]);
+  });
+
+  it('closes a socket whose token belongs to another room', async () => {
+    const [a, b] = [await createRoom(s), await createRoom(s)];
+    const raw = rawSocket(s, a.id, `token=${b.tokens.owner}`);
+    expect((await raw.closed).code).toBe(CloseCode.unauthorized);
+    expect(raw.received).toEqual([]);
+  });
+
+  it('disconnects the sockets of a rotated link and keeps the others', async () => {
+    const room = await createRoom(s);
+    const annotator = connectClient(s, room.id, room.tokens.annotator);
+    const viewer = connectClient(s, room.id, room.tokens.viewer);
+    await Promise.all([annotator.synced(), viewer.synced()]);
+    const denied = await fetch(`${s.url}/api/rooms/${room.id}/links/annotator/rotate`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}` } });
+    expect(denied.status).toBe(403);
+    const res = await fetch(`${s.url}/api/rooms/${room.id}/links/annotator/rotate`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` } });
+    expect(res.status).toBe(200);
+    const rotated = (await res.json()) as { token: string; link: string };
+    expect(rotated.link).toContain(`/r/${room.id}#token=${rotated.token}`);
+    await waitFor(() => annotator.closes.includes(CloseCode.tokenRevoked), 'the revoked socket to close');
+    expect(viewer.closes).toEqual([]);
+    expect((await fetch(`${s.url}/api/rooms/${room.id}?token=${room.tokens.annotator}`)).status).toBe(401);
+    expect((await fetch(`${s.url}/api/rooms/${room.id}?token=${rotated.token}`)).status).toBe(200);
+    annotator.destroy();
+    const again = connectClient(s, room.id, rotated.token);
+    await again.synced();
+    again.destroy();
+    viewer.destroy();
+  });
+});
