@@ -3,6 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import { ApiError, ErrorCode } from './errors';
+import type { CaptureService } from './jobs/service';
+import { jobRoutes } from './jobs/wiring';
 import type { Metrics } from './metrics';
 import { annotationRoutes } from './routes/annotations';
 import { documentRoutes } from './routes/documents';
@@ -21,6 +23,8 @@ export interface AppDeps {
   readonly metrics: Metrics;
   readonly texts: TextCache;
   readonly log: Logger;
+  /** The capture job queue; its routes are mounted when present. */
+  readonly jobs?: CaptureService;
 }
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -45,6 +49,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));
+  if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
   app.all('/api/*', () => {
     throw new ApiError(ErrorCode.notFound, 'no such endpoint');
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { analyze, detectKind } from '@seam/shared/ir';
-import { RoomKey, type DocumentMeta } from '@seam/shared/model';
+import { RoomKey, type DocumentKind, type DocumentMeta } from '@seam/shared/model';
 import type { Logger } from 'pino';
 import { newId } from './auth/tokens';
 import type { Store } from './store';
@@ -21,12 +21,19 @@ export interface IngestDeps {
 /**
  * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
  * loop), indexed once with `analyze`, listed in the room's `documents` table, and announced in
- * the room document's server-only `documents` map. Returns the new document's metadata.
+ * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
+ * sets the kind (else detected), and for captures the runner as `addedBy` and the job as `captureId`.
  */
-export async function ingestDocument(deps: IngestDeps, roomId: string, title: string, text: string): Promise<DocumentMeta> {
+export async function ingestDocument(
+  deps: IngestDeps,
+  roomId: string,
+  title: string,
+  text: string,
+  extra: { readonly kind?: DocumentKind; readonly addedBy?: string; readonly captureId?: string } = {},
+): Promise<DocumentMeta> {
   const data = Buffer.from(text, 'utf8');
   const sha256 = createHash('sha256').update(data).digest('hex');
-  const kind = detectKind(text);
+  const kind = extra.kind ?? detectKind(text);
   let blob: { gzip: Uint8Array; analysisGzip: Uint8Array } | undefined;
   if (!deps.store.documents.hasBlob(sha256)) {
     const started = performance.now();
@@ -36,7 +43,11 @@ export async function ingestDocument(deps: IngestDeps, roomId: string, title: st
     blob = { gzip: textGz, analysisGzip: analysisGz };
     deps.log.info({ room: roomId, bytes: data.length, kind, analyzeMs: Math.round(analyzeMs) }, 'dump indexed');
   }
-  const meta: DocumentMeta = { id: newId(), title, kind, bytes: data.length, sha256, createdAt: Date.now() };
+  const meta: DocumentMeta = {
+    id: newId(), title, kind, bytes: data.length, sha256, createdAt: Date.now(),
+    ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
+    ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
+  };
   deps.store.documents.add(roomId, meta, blob);
   deps.texts.put(sha256, text);
   deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));

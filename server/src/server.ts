@@ -5,6 +5,9 @@ import { pino, type Logger } from 'pino';
 import { CloseCode } from '@seam/shared/protocol';
 import { createApp } from './app';
 import { resolveConfig, type Config, type Limits } from './config';
+import { createRunnerEndpoint } from './jobs/runner-endpoint';
+import type { JobTimings } from './jobs/service';
+import { createCaptureService } from './jobs/wiring';
 import { Metrics } from './metrics';
 import { openStore } from './store';
 import { TextCache } from './store/text-cache';
@@ -19,14 +22,14 @@ export interface RunningServer {
 }
 
 /** Options of `startServer`: any config field (limits field by field) and a logger. */
-export type StartOptions = Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits>; log?: Logger };
+export type StartOptions = Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits>; log?: Logger; jobs?: Partial<JobTimings> };
 
 /**
  * Opens the store in `dataDir`, starts HTTP and the sync socket on `host:port` (port 0 picks a
  * free one) and resolves once connections are accepted.
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { log: givenLog, ...partial } = options;
+  const { log: givenLog, jobs: jobTimings, ...partial } = options;
   const config = resolveConfig(partial);
   const log = givenLog ?? pino({ level: config.logLevel });
   const store = openStore(config.dataDir, config.syncMode);
@@ -36,12 +39,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     compactCount: config.compactCount, compactBytes: config.compactBytes,
   });
   const texts = new TextCache(store.documents);
-  const app = createApp({ config, store, rooms, metrics, texts, log });
+  const jobs = createCaptureService(store.db, { store, rooms, texts, log }, log, jobTimings);
+  const runnerEndpoint = createRunnerEndpoint(jobs);
+  const app = createApp({ config, store, rooms, metrics, texts, log, jobs });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   });
-  const sync = attachSync(server, { store, rooms, metrics, limits: config.limits, log });
+  const sync = attachSync(server, { store, rooms, metrics, limits: config.limits, log, otherUpgrade: runnerEndpoint.handleUpgrade });
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
@@ -52,6 +57,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     port,
     close: () => {
       closing ??= (async () => {
+        jobs.close();
+        runnerEndpoint.close();
         rooms.closeAll(CloseCode.goingAway);
         sync.close();
         server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
 import { badRequest, forbidden, notFound } from '../errors';
 import type { CaptureService } from '../jobs/service';
@@ -8,7 +8,7 @@ import { toCaptureEntry, type JobRecord } from '../jobs/queue';
 export interface CaptureRouteDeps {
   readonly jobs: CaptureService;
   /** The role the request's room token grants in `roomId`; throws the server's ApiError when none. */
-  roleOf(roomId: string, authorization: string | undefined, queryToken: string | undefined): Role;
+  roleOf(c: Context, roomId: string): Role;
   /** The room setting `allowAnnotatorCapture` (false when unset). */
   allowAnnotatorCapture(roomId: string): boolean;
 }
@@ -32,8 +32,7 @@ function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord
  */
 export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const app = new Hono();
-  const role = (c: { req: { param(k: 'id'): string; header(k: string): string | undefined; query(k: string): string | undefined } }) =>
-    deps.roleOf(c.req.param('id'), c.req.header('authorization'), c.req.query('token'));
+  const role = (c: Context) => deps.roleOf(c, c.req.param('id') ?? '');
 
   app.post('/api/rooms/:id/captures', async (c) => {
     const roomId = c.req.param('id');

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Role } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
@@ -12,7 +12,7 @@ import { validResultBody } from '../jobs/result-body';
 export interface RunnerRouteDeps {
   readonly jobs: CaptureService;
   /** As for the capture routes: the role a room token grants, or the server's ApiError. */
-  roleOf(roomId: string, authorization: string | undefined, queryToken: string | undefined): Role;
+  roleOf(c: Context, roomId: string): Role;
   /** Largest result body a runner may post; default 256 MiB. */
   readonly maxResultBytes?: number;
 }
@@ -26,7 +26,7 @@ export function runnerRoutes(deps: RunnerRouteDeps): Hono {
   const app = new Hono();
 
   app.get('/api/rooms/:id/runners', (c) => {
-    deps.roleOf(c.req.param('id'), c.req.header('authorization'), c.req.query('token'));
+    deps.roleOf(c, c.req.param('id'));
     return c.json({ runners: deps.jobs.runners() });
   });
 

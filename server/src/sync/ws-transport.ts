@@ -16,6 +16,8 @@ export interface SyncTransportDeps {
   readonly metrics: Metrics;
   readonly limits: Limits;
   readonly log: Logger;
+  /** Another endpoint's upgrade handler (the runner socket), tried for paths that are not `/sync/…`; true when it took the request. */
+  readonly otherUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 const SYNC_PATH = /^\/sync\/([A-Za-z0-9_-]{1,128})$/;
@@ -37,6 +39,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
     const url = new URL(req.url ?? '/', 'http://localhost');
     const m = url.pathname.match(SYNC_PATH);
     if (!m) {
+      if (deps.otherUpgrade?.(req, socket, head)) return;
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }

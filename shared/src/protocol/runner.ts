@@ -1,4 +1,5 @@
-import type { CaptureError, CaptureKind, CaptureProvenance, CaptureRequest } from '../model/jobs';
+import type { DocumentKind } from '../model/document';
+import type { CaptureError, CaptureProvenance, CaptureRequest } from '../model/jobs';
 
 /**
  * The runner ↔ server protocol: JSON text frames on the WebSocket `/runner`, authenticated by a
@@ -49,9 +50,13 @@ export interface JobRef { readonly jobId: string; readonly attempt: number }
 export type AgentToServer = HelloMessage | ReadyMessage | HeartbeatMessage | StatusMessage;
 export type ServerToAgent = WelcomeMessage | JobMessage | CancelMessage | ErrorMessage;
 
-/** One artifact of a finished capture, as text (dumps, the per-op table as TSV, analyses as JSON). */
+/**
+ * One artifact of a finished capture, as text: a dump, the profiler trace as Chrome-trace JSON, the
+ * per-op table or an analysis as JSON. `name` is the harness's artifact name (`hlo-opt`, `ops`…).
+ */
 export interface ResultArtifact {
-  readonly kind: CaptureKind;
+  readonly name: string;
+  readonly kind: DocumentKind;
   readonly title: string;
   readonly text: string;
 }

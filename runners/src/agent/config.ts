@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_PASS_ENV, type ExecuteConfig } from './execute';
+import type { Isolation } from './sandbox';
+
+/** The `runners/` folder of this checkout. */
+export const RUNNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The command-line options of `seam-runner`. */
+export interface CliOptions {
+  readonly server: string;
+  readonly token: string;
+  readonly name: string;
+  readonly python: string;
+  readonly memoryBytes: number;
+  readonly maxOutputBytes: number;
+  readonly maxArtifactBytes: number;
+  readonly network: boolean;
+}
+
+export const USAGE = `usage: seam-runner --server URL --token T [--name N] [--python PATH]
+       [--memory-limit BYTES|0] [--max-output BYTES] [--max-artifact BYTES] [--allow-network]
+  --server        the Seam server, e.g. https://seam.example.org
+  --token         a runner token (or SEAM_RUNNER_TOKEN); never logged
+  --name          how the room lists this runner (default: the host name)
+  --python        Python with JAX (default: runners/.venv/bin/python)
+  --memory-limit  address-space limit per capture (default 16 GiB; 0 for none, e.g. on GPUs)
+  --max-output    stdout+stderr bytes before a capture is stopped (default 16 MiB)
+  --max-artifact  largest dump posted (default 64 MiB)
+  --allow-network run captures with network (by default they run in a network namespace where possible)`;
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+function bytes(flag: string, v: string | undefined): number {
+  const n = Number(v);
+  if (v === undefined || !Number.isInteger(n) || n < 0) throw new Error(`${flag} must be a byte count, got "${v ?? ''}"`);
+  return n;
+}
+
+/** Reads `seam-runner`'s arguments; throws with a message naming the bad flag. */
+export function parseCli(argv: readonly string[], env: Record<string, string | undefined>): CliOptions {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--allow-network' || a === '--help') flags.add(a);
+    else if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      if (eq > 0) values.set(a.slice(0, eq), a.slice(eq + 1));
+      else values.set(a, argv[++i] ?? '');
+    } else throw new Error(`unexpected argument "${a}"`);
+  }
+  if (flags.has('--help')) throw new Error(USAGE);
+  const known = new Set(['--server', '--token', '--name', '--python', '--memory-limit', '--max-output', '--max-artifact']);
+  for (const k of values.keys()) if (!known.has(k)) throw new Error(`unknown option ${k}\n${USAGE}`);
+  const server = values.get('--server') ?? env.SEAM_SERVER;
+  const token = values.get('--token') ?? env.SEAM_RUNNER_TOKEN;
+  if (!server || !token) throw new Error(`--server and --token are required\n${USAGE}`);
+  new URL(server);
+  return {
+    server, token,
+    name: values.get('--name') || hostname(),
+    python: values.get('--python') || join(RUNNERS_DIR, '.venv', 'bin', 'python'),
+    memoryBytes: values.has('--memory-limit') ? bytes('--memory-limit', values.get('--memory-limit')) : 16 * GiB,
+    maxOutputBytes: values.has('--max-output') ? bytes('--max-output', values.get('--max-output')) : 16 * MiB,
+    maxArtifactBytes: values.has('--max-artifact') ? bytes('--max-artifact', values.get('--max-artifact')) : 64 * MiB,
+    network: flags.has('--allow-network'),
+  };
+}
+
+/** The execute config for these options on this host. */
+export function executeConfig(o: CliOptions, isolation: Isolation): ExecuteConfig {
+  const harnessDir = join(RUNNERS_DIR, 'python');
+  if (!existsSync(join(harnessDir, 'seam_capture'))) throw new Error(`the capture harness is missing from ${harnessDir}`);
+  return {
+    python: o.python, harnessDir, memoryBytes: o.memoryBytes, maxOutputBytes: o.maxOutputBytes, maxArtifactBytes: o.maxArtifactBytes,
+    passEnv: DEFAULT_PASS_ENV, isolation: o.network ? { ...isolation, noNetwork: null } : isolation,
+  };
+}
