@@ -126,9 +126,10 @@ def capture(
             fd, trace_path = tempfile.mkstemp(suffix=".json.gz", dir=options.get("scratchDir"))
             os.close(fd)
             try:
-                artifacts["ops"] = capture_trace(compiled, specs, module, options, trace_path)
+                ops = capture_trace(compiled, specs, module, options, trace_path)
                 with open(trace_path, "rb") as f:
                     artifacts["trace"] = f.read()
+                artifacts["ops"] = ops
             finally:
                 os.unlink(trace_path)
             timed("traceSeconds", t)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 from typing import Any, Callable
 
 #: The file name compiled code carries, so tracebacks and JAX source info say ``program.py:4``.
@@ -16,6 +17,8 @@ class EntryError(LookupError):
 
 def load_program(text: str, filename: str = PROGRAM_FILENAME) -> dict[str, Any]:
     """Executes ``text`` in a new namespace and returns it; errors propagate as raised."""
+    # Tracebacks print source lines through linecache; a program from a string has no file to read.
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace: dict[str, Any] = {"__name__": PROGRAM_MODULE, "__file__": filename}
     code = compile(text, filename, "exec")
     exec(code, namespace)  # noqa: S102 - running the user's program is the point

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import sys
+import sysconfig
 import traceback
 from types import TracebackType
 from typing import Any
@@ -67,7 +69,11 @@ def program_traceback(exc: BaseException) -> str:
         tb = tb.tb_next
     if tb is None and not isinstance(exc, SyntaxError):
         tb = exc.__traceback__
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    # Library frames keep their place but not the host's directory layout.
+    for root in sorted(set(site.getsitepackages()) | {sysconfig.get_path("stdlib")}, key=len, reverse=True):
+        text = text.replace(root + os.sep, "<" + os.path.basename(root) + ">/")
+    return text
 
 
 def _error(out_dir: str, stage: str, exc: BaseException, text: str) -> None:
