@@ -1,4 +1,5 @@
 import { loadavg } from 'node:os';
+import { startSeam } from './seam-server';
 import { startReference, type ServerUnderTest } from './servers';
 
 /** A server the sync benchmarks compare, started fresh for every run. */
@@ -8,7 +9,10 @@ export interface Target {
 }
 
 /** The servers every sync benchmark runs, reference first, in one run. */
-export const TARGETS: readonly Target[] = [{ name: 'reference', start: startReference }];
+export const TARGETS: readonly Target[] = [
+  { name: 'reference', start: startReference },
+  { name: 'seam', start: startSeam },
+];
 
 /** Starts `target`, runs `measure` against it, and stops it whatever happens. */
 export async function withServer<T>(target: Target, measure: (server: ServerUnderTest) => Promise<T>): Promise<T> {
