@@ -151,7 +151,7 @@ function parseOperands(s: Scanner): string[] {
     if (s.peek() === Ch.rparen) continue;
     const at = s.pos;
     s.skipValue();
-    if (s.pos === at) {
+    if (s.pos === at && at < s.end) {
       s.error(at, at + 1, "expected ',' or ')' in operands");
       s.pos++;
     }
