@@ -148,6 +148,8 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
         capture: request.capture.map((k) => HARNESS_KINDS[k]),
         options: {
           xlaFlags: request.options.xlaFlags, repeats: request.options.repeats, warmup: 2, scratchDir: scratch,
+          // A CPU-time backstop for a capture whose agent died (its process group outlives it).
+          cpuSeconds: request.options.timeoutS * 4 + 60,
           ...(config.memoryBytes > 0 ? { memoryBytes: config.memoryBytes } : {}),
         },
       };
