@@ -1,3 +1,4 @@
 export * from './analyze';
 export * from './detect';
 export * from './types';
+export * from './link';

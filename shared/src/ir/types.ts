@@ -160,3 +160,28 @@ export interface Analysis {
   readonly index: DumpIndex;
   readonly diagnostics: readonly Diagnostic[];
 }
+
+/** An op of another layer joined to a jaxpr equation by `linkLayers`. */
+export interface LinkedOp {
+  /** StableHLO SSA result(s) or HLO instruction name. */
+  readonly name: string;
+  /** `stablehlo.dot_general`, `dot`, `fusion`… */
+  readonly op: string;
+  readonly scope: string;
+  readonly line: number;
+  /** HLO: the fusion instruction whose fused computation holds this instruction. */
+  readonly fusion?: string;
+}
+
+/** One jaxpr equation with the StableHLO ops and HLO instructions it became. */
+export interface MappingRow {
+  /** Output variables, e.g. `d` or `d,e`. */
+  readonly equation: string;
+  readonly primitive: string;
+  readonly scope: string;
+  readonly line: number;
+  /** Name stack and source position the three layers were joined on. */
+  readonly source: SourceRef;
+  readonly stablehlo: readonly LinkedOp[];
+  readonly hlo: readonly LinkedOp[];
+}
