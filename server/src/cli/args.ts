@@ -1,0 +1,48 @@
+/** A parsed `seam` command line. */
+export type Command =
+  | { readonly name: 'analyze'; readonly files: readonly string[]; readonly json: boolean; readonly top: number }
+  | { readonly name: 'link'; readonly files: readonly [string, string, string]; readonly format: 'table' | 'markdown' | 'json' }
+  | { readonly name: 'help' };
+
+/** What `seam --help` prints. */
+export const USAGE = `Usage:
+  seam analyze FILE... [--json] [--top N]
+      For each dump: kind, outline, fusions, top spill candidates (bytes, traffic),
+      decoded dot_generals and diagnostics. --json prints one JSON object per file per
+      line: {file, kind, diagnostics, index}. --top limits listed spills (default 10).
+  seam link JAXPR STABLEHLO HLO [--markdown | --json]
+      One row per jaxpr equation with the StableHLO ops and HLO instructions it became.
+`;
+
+/** Thrown for a command line that cannot be run; the message says why. */
+export class UsageError extends Error {}
+
+/** Parses `argv` (without `node` and the script). Throws `UsageError` for a bad command line. */
+export function parseArgs(argv: readonly string[]): Command {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') return { name: 'help' };
+  const flags = new Set<string>();
+  const positional: string[] = [];
+  let top = 10;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] ?? '';
+    if (a === '--top') {
+      const n = Number(rest[++i]);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError('--top needs a whole number');
+      top = n;
+    } else if (a.startsWith('--')) flags.add(a);
+    else positional.push(a);
+  }
+  if (name === 'analyze') {
+    for (const f of flags) if (f !== '--json') throw new UsageError(`unknown option ${f} for analyze`);
+    if (positional.length === 0) throw new UsageError('analyze needs at least one FILE');
+    return { name, files: positional, json: flags.has('--json'), top };
+  }
+  if (name === 'link') {
+    for (const f of flags) if (f !== '--json' && f !== '--markdown') throw new UsageError(`unknown option ${f} for link`);
+    const [j, s, h] = positional;
+    if (positional.length !== 3 || j === undefined || s === undefined || h === undefined) throw new UsageError('link needs exactly three files: JAXPR STABLEHLO HLO');
+    return { name, files: [j, s, h], format: flags.has('--json') ? 'json' : flags.has('--markdown') ? 'markdown' : 'table' };
+  }
+  throw new UsageError(`unknown command ${name}`);
+}

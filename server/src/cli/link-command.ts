@@ -1,0 +1,43 @@
+import { readFile } from 'node:fs/promises';
+import { analyze, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
+import { DocumentKind } from '@seam/shared/model';
+import type { Output } from './analyze-command';
+import { columns } from './format';
+
+/**
+ * `seam link JAXPR STABLEHLO HLO`: the cross-layer mapping table. Each file is analyzed as the
+ * layer its position names (the kind is not guessed), and HLO is read as optimized when it says so.
+ * Returns the exit status.
+ */
+export async function runLink(files: readonly [string, string, string], format: 'table' | 'markdown' | 'json', io: Output): Promise<number> {
+  const texts: string[] = [];
+  for (const f of files) {
+    try {
+      texts.push(await readFile(f, 'utf8'));
+    } catch (e) {
+      io.err(`seam: cannot read ${f}: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+  }
+  const [jt = '', st = '', ht = ''] = texts;
+  const hloKind: DocumentKind = /is_scheduled=true|\bfusion\(/.test(ht) ? DocumentKind.hloOpt : DocumentKind.hlo;
+  const layers = [analyze(jt, DocumentKind.jaxpr), analyze(st, DocumentKind.stablehlo), analyze(ht, hloKind)] as const;
+  layers.forEach((a, i) => {
+    const errors = a.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length} parse errors; first: ${errors[0]?.message}`);
+  });
+  const rows = linkLayers(...layers);
+  if (format === 'json') for (const r of rows) io.out(JSON.stringify(r));
+  else if (format === 'markdown') io.out(mappingToMarkdown(rows));
+  else for (const line of table(rows)) io.out(line);
+  return 0;
+}
+
+function table(rows: readonly MappingRow[]): string[] {
+  const out: string[][] = [['line', 'equation', 'source', 'StableHLO', 'HLO']];
+  for (const r of rows) {
+    const src = r.source.file ? `${r.source.file}:${r.source.line ?? ''}` : '';
+    out.push([String(r.line), `${r.equation} = ${r.primitive}`, src, r.stablehlo.map((o) => `${o.name} ${o.op}`).join(', ') || '-', r.hlo.map((o) => (o.fusion ? `${o.name} (in ${o.fusion})` : o.name)).join(', ') || '-']);
+  }
+  return columns(out);
+}

@@ -1,0 +1,25 @@
+import { runAnalyze, type Output } from './analyze-command';
+import { parseArgs, USAGE, UsageError } from './args';
+import { runLink } from './link-command';
+
+/** Runs one `seam` command line; resolves to the exit status (2 for a bad command line). */
+export async function runCli(argv: readonly string[], io: Output): Promise<number> {
+  let cmd;
+  try {
+    cmd = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`seam: ${e.message}`);
+    io.err(USAGE);
+    return 2;
+  }
+  switch (cmd.name) {
+    case 'help':
+      io.out(USAGE);
+      return 0;
+    case 'analyze':
+      return runAnalyze(cmd.files, cmd.json, cmd.top, io);
+    case 'link':
+      return runLink(cmd.files, cmd.format, io);
+  }
+}
