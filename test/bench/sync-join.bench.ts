@@ -37,6 +37,10 @@ const row = (name: string, runs: readonly JoinResult[]) => {
 };
 const rows = [...results].flatMap(([name, runs]) => [...runs.map((r, i) => row(`${name} #${i + 1}`, [r])), row(`${name} (all)`, runs)]);
 printTable('time to synced (ms)', ['server', 'doc MB', 'fill s', 'joins', 'p50', 'p95', 'max', 'incomplete', 'load cpu%', 'closes'], rows);
+const phase = (runs: readonly JoinResult[], f: (r: JoinResult) => number[]) => summarize(runs.flatMap(f));
+printTable('where a join spends its time (ms, p50 / p95 over all runs)', ['server', 'connect', 'server: open → step 2 received', 'client: apply step 2'],
+  [...results].map(([name, runs]) => [name, ...[(r: JoinResult) => r.connect, (r: JoinResult) => r.serve, (r: JoinResult) => r.apply]
+    .map((f) => `${phase(runs, f).p50.toFixed(0)} / ${phase(runs, f).p95.toFixed(0)}`)]));
 
 const pooled = (name: string) => {
   const runs = results.get(name) ?? [];

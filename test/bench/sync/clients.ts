@@ -49,6 +49,30 @@ export function openStockClient(syncUrl: string, room: string, params: Record<st
   };
 }
 
+/** When a join's phases happened (performance.now()); NaN until they do. */
+export interface JoinTimes {
+  /** The socket opened. */
+  opened: number;
+  /** The server's sync step 2 (the whole room) arrived, before the client applied it. */
+  step2: number;
+}
+
+/** Records when `client`'s socket opens and when its first sync step 2 arrives, to split a join into phases. */
+export function timeJoin(client: StockClient): JoinTimes {
+  const times: JoinTimes = { opened: NaN, step2: NaN };
+  client.provider.on('status', ({ status }) => {
+    if (status === 'connected' && Number.isNaN(times.opened)) times.opened = performance.now();
+  });
+  const sync = client.provider.messageHandlers[MessageType.sync];
+  if (!sync) throw new Error('the stock provider has no sync message handler');
+  client.provider.messageHandlers[MessageType.sync] = (encoder, decoder, provider, emitSynced, type) => {
+    // The sync message's own type follows the message type: 1 is step 2 (y-protocols sync.js).
+    if (decoder.arr[decoder.pos] === 1 && Number.isNaN(times.step2)) times.step2 = performance.now();
+    sync(encoder, decoder, provider, emitSynced, type);
+  };
+  return times;
+}
+
 /** Lets a client read Seam's ack extension message (type 100); stock clients never receive it. */
 export function onAckMessage(client: StockClient, read: (decoder: decoding.Decoder) => void): void {
   client.provider.messageHandlers[MessageType.ack] = (_encoder, decoder) => read(decoder);

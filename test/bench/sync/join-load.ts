@@ -3,7 +3,7 @@ import * as Y from 'yjs';
 import { annotationsMap, type Annotation } from '@seam/shared/model';
 import { AckTracker } from './acks';
 import { addAnnotations, benchAnnotation, benchDumpText } from './annotations';
-import { openStockClient } from './clients';
+import { openStockClient, timeJoin } from './clients';
 import { serveLoad } from './ipc';
 import { LoadMeter, until, waitFor, type LoadProcessUsage } from './load-meter';
 import type { BenchRoom } from './servers';
@@ -24,6 +24,12 @@ export interface JoinConfig {
 export interface JoinResult {
   /** Connect → `sync` in ms, per join. */
   readonly times: number[];
+  /** Connect → socket open, per join. */
+  readonly connect: number[];
+  /** Socket open → the room's sync step 2 received: the server's share (and the wire), per join. */
+  readonly serve: number[];
+  /** Step 2 received → `sync`: the client applying the room, per join. */
+  readonly apply: number[];
   /** Joins whose document lacked annotations once synced. */
   readonly incomplete: number;
   /** Size of the room document as one update, bytes. */
@@ -66,13 +72,21 @@ serveLoad<JoinConfig, JoinResult>(async (config, ready, go) => {
 
   const meter = new LoadMeter();
   const times: number[] = [];
+  const connect: number[] = [];
+  const serve: number[] = [];
+  const apply: number[] = [];
   const closes: number[] = [...writer.closes, ...check.closes];
   let incomplete = 0;
   for (let i = 0; i < config.joins; i += 1) {
     const start = performance.now();
     const joiner = openStockClient(config.syncUrl, room.id, room.writer, `joiner ${i}`);
+    const phases = timeJoin(joiner);
     await joiner.synced;
-    times.push(performance.now() - start);
+    const synced = performance.now();
+    times.push(synced - start);
+    connect.push(phases.opened - start);
+    serve.push(phases.step2 - phases.opened);
+    apply.push(synced - phases.step2);
     if (annotationsMap(joiner.doc).size !== count) incomplete += 1;
     closes.push(...joiner.closes);
     joiner.destroy();
@@ -81,5 +95,5 @@ serveLoad<JoinConfig, JoinResult>(async (config, ready, go) => {
   const load = meter.stop();
   const docBytes = Y.encodeStateAsUpdate(writer.doc).byteLength;
   writer.destroy();
-  return { times, incomplete, docBytes, fillSeconds, closes, load };
+  return { times, connect, serve, apply, incomplete, docBytes, fillSeconds, closes, load };
 });
