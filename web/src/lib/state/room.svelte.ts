@@ -104,7 +104,14 @@ export class RoomState {
     window.addEventListener('offline', this.onOnline);
   }
 
-  private readonly onOnline = () => (this.online = navigator.onLine);
+  /** The browser's own network state drives the socket: offline work waits in IndexedDB, and syncs on return. */
+  private readonly onOnline = () => {
+    this.online = navigator.onLine;
+    const p = this.session?.provider;
+    if (!p || this.status.refused) return;
+    if (this.online) p.connect();
+    else p.disconnect();
+  };
 
   private readAwareness(): void {
     const s = this.session;
