@@ -3,3 +3,4 @@ export { DEFAULT_CONFIG, DEFAULT_LIMITS, loadConfig, resolveConfig, SyncMode, Co
 export { startServer, type RunningServer, type StartOptions } from './server';
 export { RunnerTokens, RUNNER_TOKEN_PREFIX, type RunnerTokenInfo } from './jobs/runner-tokens';
 export { openDatabase } from './store/db';
+export { runTokenCli } from './jobs/token-cli';

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { CaptureEntry } from '@seam/shared/model';
+import { runTokenCli } from '@seam/server';
+import { waitFor } from '../helpers';
+import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+
+const FINAL = ['done', 'failed', 'cancelled'];
+const SLOW_MLP = `import time\n\ntime.sleep(5)\n${MLP}`;
+
+/** Every process below `pid`, read from /proc (the capture runs in its own process group). */
+function descendants(pid: number): number[] {
+  let kids: number[] = [];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return kids.flatMap((k) => [k, ...descendants(k)]);
+}
+
+function killAll(pids: readonly number[]): void {
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+describe('leases: a runner that disappears loses its job', () => {
+  const servers: CaptureServer[] = [];
+  const agents: AgentProcess[] = [];
+  const orphans: number[] = [];
+  afterEach(async () => {
+    killAll(orphans.splice(0));
+    await Promise.all(agents.splice(0).map((a) => a.stop()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  it('completes a job on a second runner after the first is killed with SIGKILL mid-job', async () => {
+    const s = await startCaptureServer({ leaseMs: 1500, maxAttempts: 3, retryWaitMs: 60_000 });
+    servers.push(s);
+    const a = await startAgent(s.url, s.token('cpu-a').token, 'cpu-a');
+    agents.push(a);
+    const { body } = await requestCapture(s, { program: SLOW_MLP, entry: 'mlp', args: MLP_ARGS });
+    await a.saw(new RegExp(`running ${body.job.id} \\(attempt 1\\)`));
+    const b = await startAgent(s.url, s.token('cpu-b').token, 'cpu-b');
+    agents.push(b);
+    expect((await getJob(s, body.job.id)).status).toBe('running');
+
+    orphans.push(...descendants(a.child.pid!));
+    a.child.kill('SIGKILL');
+    await a.exited();
+
+    const job = await waitJob(s, body.job.id, FINAL);
+    expect(job.status).toBe('done');
+    expect(job.attempt).toBe(2);
+    expect(job.provenance?.runner).toBe('cpu-b');
+    expect(job.documents.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('fails the job with a clear reason when no other runner takes it after the lease expires', async () => {
+    const s = await startCaptureServer({ leaseMs: 1000, maxAttempts: 3, retryWaitMs: 1500 });
+    servers.push(s);
+    const a = await startAgent(s.url, s.token('only').token, 'only');
+    agents.push(a);
+    const { body } = await requestCapture(s, { program: SLOW_MLP, entry: 'mlp', args: MLP_ARGS });
+    await a.saw(new RegExp(`running ${body.job.id}`));
+    orphans.push(...descendants(a.child.pid!));
+    a.child.kill('SIGKILL');
+
+    const job = await waitJob(s, body.job.id, FINAL, 30_000);
+    expect(job.status).toBe('failed');
+    expect(job.error?.reason).toBe('runner-lost');
+    expect(job.error?.message).toMatch(/runner "only" stopped responding \(lease expired\).*no other runner took the job/);
+  });
+
+  it('a revoked runner token is disconnected, takes no job and cannot post results', async () => {
+    const s = await startCaptureServer({ leaseMs: 1000 });
+    servers.push(s);
+    const { id, token } = s.token('revoked');
+    const a = await startAgent(s.url, token, 'revoked');
+    agents.push(a);
+    expect(runTokenCli(['revoke', id, '--data', s.dataDir], {})).toBe(0);
+    await a.saw(/runner token revoked; stopping/, 30_000);
+    expect(await a.exited()).toBe(0);
+
+    const { body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'] });
+    const refused = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/runner`, { headers: { authorization: `Bearer ${token}` } });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+    });
+    expect(refused).toBe(401);
+    const post = await fetch(`${s.url}/api/runner/jobs/${body.job.id}/attempts/1/result`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ok: false, error: { reason: 'runner-error', message: 'forged' } }),
+    });
+    expect(post.status).toBe(401);
+    const job: CaptureEntry = await getJob(s, body.job.id);
+    expect(job.status).toBe('queued');
+    expect(job.attempt).toBe(0);
+
+    // A live token's runner then takes it, so the job was waiting, not lost.
+    const b = await startAgent(s.url, s.token('fresh').token, 'fresh');
+    agents.push(b);
+    await waitFor(async () => (await getJob(s, body.job.id)).status === 'done', 'the job to run on the fresh runner', 120_000);
+  });
+});
