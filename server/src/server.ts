@@ -8,10 +8,7 @@ import { resolveConfig, type Config, type Limits } from './config';
 import { createRunnerEndpoint } from './jobs/runner-endpoint';
 import type { JobTimings } from './jobs/service';
 import { createCaptureService } from './jobs/wiring';
-import { Metrics } from './metrics';
-import { openStore } from './store';
-import { TextCache } from './store/text-cache';
-import { Rooms } from './sync/rooms';
+import { buildDeps } from './deps';
 import { attachSync } from './sync/ws-transport';
 
 /** A running server. `close()` closes sockets (going away), commits every queue and closes the store. */
@@ -32,16 +29,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { log: givenLog, jobs: jobTimings, ...partial } = options;
   const config = resolveConfig(partial);
   const log = givenLog ?? pino({ level: config.logLevel });
-  const store = openStore(config.dataDir, config.syncMode);
-  const metrics = new Metrics();
-  const rooms = new Rooms({
-    store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
-    compactCount: config.compactCount, compactBytes: config.compactBytes,
-  });
-  const texts = new TextCache(store.documents);
-  const jobs = createCaptureService(store.db, { store, rooms, texts, log }, log, jobTimings);
+  const deps = buildDeps(config, log);
+  const { store, rooms, metrics } = deps;
+  const jobs = createCaptureService(store.db, deps, log, jobTimings);
   const runnerEndpoint = createRunnerEndpoint(jobs);
-  const app = createApp({ config, store, rooms, metrics, texts, log, jobs });
+  const app = createApp({ ...deps, jobs });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server)) as Server;
     s.once('error', reject);

@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Annotation } from '@seam/shared/model';
+import { testApp, type TestApp } from '../testing';
+
+const TEXT = 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n';
+
+let t: TestApp;
+let room: Awaited<ReturnType<TestApp['room']>>;
+let docId: string;
+beforeEach(async () => {
+  t = testApp();
+  room = await t.room();
+  const res = await t.call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title: 'd', text: TEXT } });
+  docId = ((await res.json()) as { id: string }).id;
+});
+afterEach(() => t.close());
+
+const path = () => `/api/rooms/${room.id}/annotations`;
+
+describe('annotations API', () => {
+  it('creates an annotation with its quote, commits it to the log, and lists it', async () => {
+    const res = await t.call('POST', path(), { token: room.tokens.annotator, json: { docId, from: 12, to: 17, kind: 'fusion', body: 'entry', author: { name: 'Ada', color: '#abcdef' } } });
+    expect(res.status).toBe(201);
+    const a = (await res.json()) as Annotation;
+    expect(a).toMatchObject({ docId, from: 12, to: 17, kind: 'fusion', body: 'entry', resolved: false, replies: [], author: { name: 'Ada', color: '#abcdef' } });
+    expect(a.quote).toEqual({ prefix: 'HloModule m\n', exact: 'ENTRY', suffix: ' e {\n  ROOT p = f32[4]{0} parame' });
+    const logged = t.deps.store.db.prepare('SELECT count(*) AS n FROM room_updates WHERE room_id = ?').get(room.id) as { n: number };
+    expect(logged.n).toBeGreaterThan(0);
+    const list = (await (await t.call('GET', path(), { token: room.tokens.viewer })).json()) as { annotations: Annotation[] };
+    expect(list.annotations).toEqual([a]);
+  });
+
+  it('replies, edits, resolves, reopens and deletes', async () => {
+    const a = (await (await t.call('POST', path(), { token: room.tokens.owner, json: { docId, from: 0, to: 9, kind: 'question', body: 'why?' } })).json()) as Annotation;
+    const reply = await t.call('POST', `${path()}/${a.id}/replies`, { token: room.tokens.annotator, json: { body: 'because' } });
+    expect(reply.status).toBe(201);
+    const edited = await t.call('PATCH', `${path()}/${a.id}`, { token: room.tokens.annotator, json: { body: 'why so?', resolved: true } });
+    expect(edited.status).toBe(200);
+    expect(await edited.json()).toMatchObject({ body: 'why so?', resolved: true, replies: [{ body: 'because' }] });
+    const reopened = await t.call('PATCH', `${path()}/${a.id}`, { token: room.tokens.owner, json: { resolved: false } });
+    expect(await reopened.json()).toMatchObject({ resolved: false });
+    expect((await t.call('DELETE', `${path()}/${a.id}`, { token: room.tokens.annotator })).status).toBe(204);
+    expect((await t.call('DELETE', `${path()}/${a.id}`, { token: room.tokens.annotator })).status).toBe(404);
+    expect((await t.call('POST', `${path()}/${a.id}/replies`, { token: room.tokens.annotator, json: { body: 'late' } })).status).toBe(404);
+    expect((await t.call('PATCH', `${path()}/${a.id}`, { token: room.tokens.owner, json: { resolved: true } })).status).toBe(404);
+  });
+
+  it.each([
+    ['an unknown kind', { kind: 'rant' }],
+    ['from after to', { from: 5, to: 2 }],
+    ['a negative offset', { from: -1 }],
+    ['a fractional offset', { to: 2.5 }],
+    ['a range past the end of the text', { to: TEXT.length + 1 }],
+    ['a missing body', { body: undefined }],
+  ])('answers 400 for %s', async (_, change) => {
+    const res = await t.call('POST', path(), { token: room.tokens.owner, json: { docId, from: 0, to: 3, kind: 'note', body: 'x', ...change } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'bad_request' } });
+  });
+
+  it('answers 404 for a document of another room and 400 for an empty patch', async () => {
+    const other = await t.room();
+    const res = await t.call('POST', `/api/rooms/${other.id}/annotations`, { token: other.tokens.owner, json: { docId, from: 0, to: 1, kind: 'note', body: 'x' } });
+    expect(res.status).toBe(404);
+    const a = (await (await t.call('POST', path(), { token: room.tokens.owner, json: { docId, from: 0, to: 1, kind: 'note', body: 'x' } })).json()) as Annotation;
+    expect((await t.call('PATCH', `${path()}/${a.id}`, { token: room.tokens.owner, json: {} })).status).toBe(400);
+  });
+
+  it('refuses viewers with 403 and strangers with 401 on every write', async () => {
+    const body = { docId, from: 0, to: 1, kind: 'note', body: 'x' };
+    expect((await t.call('POST', path(), { token: room.tokens.viewer, json: body })).status).toBe(403);
+    expect((await t.call('POST', path(), { json: body })).status).toBe(401);
+    expect((await t.call('GET', path())).status).toBe(401);
+    const a = (await (await t.call('POST', path(), { token: room.tokens.owner, json: body })).json()) as Annotation;
+    expect((await t.call('POST', `${path()}/${a.id}/replies`, { token: room.tokens.viewer, json: { body: 'x' } })).status).toBe(403);
+    expect((await t.call('PATCH', `${path()}/${a.id}`, { token: room.tokens.viewer, json: { resolved: true } })).status).toBe(403);
+    expect((await t.call('DELETE', `${path()}/${a.id}`, { token: room.tokens.viewer })).status).toBe(403);
+    const list = (await (await t.call('GET', path(), { token: room.tokens.viewer })).json()) as { annotations: Annotation[] };
+    expect(list.annotations.map((x) => x.resolved)).toEqual([false]);
+  });
+});

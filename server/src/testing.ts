@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Hono } from 'hono';
+import { createApp, type AppDeps } from './app';
+import { resolveConfig, type Limits } from './config';
+import { buildDeps } from './deps';
+
+/** An app over a real store in a temp dir, for route tests with `app.request()`. */
+export interface TestApp {
+  readonly app: Hono;
+  readonly deps: AppDeps;
+  /** `app.request` with a JSON body and a bearer token. */
+  call(method: string, path: string, opts?: { token?: string; json?: unknown; body?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** Creates a room and returns the API's answer. */
+  room(title?: string): Promise<{ id: string; tokens: Record<'owner' | 'annotator' | 'viewer', string>; links: Record<string, string> }>;
+  close(): void;
+}
+
+/** Builds a `TestApp`; `limits` override the defaults field by field. */
+export function testApp(limits: Partial<Limits> = {}): TestApp {
+  const dataDir = mkdtempSync(join(tmpdir(), 'seam-app-'));
+  const config = resolveConfig({ dataDir, limits, publicUrl: 'https://seam.test' });
+  const deps = buildDeps(config, pino({ level: 'silent' }));
+  const app = createApp(deps);
+  const call: TestApp['call'] = (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    return Promise.resolve(app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }));
+  };
+  return {
+    app, deps, call,
+    room: async (title = 'room') => {
+      const res = await call('POST', '/api/rooms', { json: { title } });
+      if (res.status !== 201) throw new Error(`room creation answered ${res.status}`);
+      return (await res.json()) as Awaited<ReturnType<TestApp['room']>>;
+    },
+    close: () => {
+      deps.rooms.closeAll(1001);
+      deps.store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
