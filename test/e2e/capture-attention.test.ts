@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Analysis } from '@seam/shared/ir';
+import type { CaptureEntry, DocumentMeta } from '@seam/shared/model';
+import { connectClient, waitFor, type TestClient } from '../helpers';
+import { ATTENTION, documentAnalysis, documentText, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+
+/** Bytes per element of the HLO element types the score matrix can have. */
+const ELEMENT_BYTES: Record<string, number> = { bf16: 2, f16: 2, f32: 4, f64: 8 };
+
+/** Names of every instruction an HLO text defines, e.g. `fusion.3` from `  %fusion.3 = f32[…] fusion(…)`. */
+function instructionNames(hlo: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of hlo.matchAll(/^\s*(?:ROOT\s+)?%?([A-Za-z0-9_.\-]+)\s*=/gm)) names.add(m[1]!);
+  return names;
+}
+
+describe('naive attention captured on a real runner', () => {
+  let s: CaptureServer;
+  let agent: AgentProcess;
+  let viewer: TestClient;
+
+  beforeAll(async () => {
+    s = await startCaptureServer();
+    agent = await startAgent(s.url, s.token('cpu-attn').token, 'cpu-attn');
+    viewer = connectClient(s, s.room.id, s.room.tokens.viewer);
+    await viewer.synced();
+  });
+  afterAll(async () => {
+    viewer?.destroy();
+    await agent?.stop();
+    await s?.close();
+  });
+
+  const docsOf = async (job: CaptureEntry): Promise<DocumentMeta[]> => {
+    const docs = viewer.doc.getMap<DocumentMeta>('documents');
+    await waitFor(() => job.documents.every((id) => docs.has(id)), 'the capture group in the room');
+    return job.documents.map((id) => docs.get(id)!);
+  };
+
+  it('at S=8192, D=128, bf16, compile only: the top spill candidate is the 8192×8192 score matrix, sized from its dtype', async () => {
+    const spec = { shape: [8192, 128], dtype: 'bfloat16' as const };
+    // XLA:CPU would otherwise fold all of naive attention into one kCustom YNN fusion, hiding the
+    // kernel boundary that accelerators have; the flag travels through the request's xlaFlags.
+    const { body } = await requestCapture(s, {
+      program: ATTENTION, entry: 'attention', args: [spec, spec, spec], capture: ['hlo-opt'],
+      options: { xlaFlags: '--xla_cpu_experimental_ynn_fusion_type=' },
+    });
+    const job = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(job.error).toBeUndefined();
+    const [opt] = await docsOf(job);
+    expect(opt?.kind).toBe('hlo-opt');
+    const analysis = await documentAnalysis<Analysis>(s, opt!.id);
+    const top = analysis.index.spills[0];
+    expect(top).toBeDefined();
+    const m = /^(\w+)\[8192,8192\]/.exec(top!.type);
+    expect(m, `top spill type ${top!.type}`).not.toBeNull();
+    expect(top!.bytes).toBe(8192 * 8192 * ELEMENT_BYTES[m![1]!]!);
+    const text = await documentText(s, opt!.id);
+    expect(text).toContain(`${m![1]}[8192,8192]`);
+  });
+
+  it('a trace capture at S=1024 runs it and yields a per-op table whose names are all instructions of the optimized HLO', async () => {
+    const spec = { shape: [1024, 128], dtype: 'bfloat16' as const };
+    const { body } = await requestCapture(s, { program: ATTENTION, entry: 'attention', args: [spec, spec, spec], capture: ['hlo-opt', 'trace'], options: { repeats: 3 } });
+    const job = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(job.error).toBeUndefined();
+    const docs = await docsOf(job);
+    const opt = docs.find((d) => d.kind === 'hlo-opt')!;
+    const trace = docs.find((d) => d.kind === 'trace')!;
+    const table = docs.find((d) => d.title.endsWith('per-op device time'))!;
+    expect(trace).toBeDefined();
+    expect(await documentText(s, trace.id)).toContain('traceEvents');
+
+    const rows = JSON.parse(await documentText(s, table.id)) as { name: string; module: string; count: number; totalUs: number; meanUs: number }[];
+    expect(rows.length).toBeGreaterThan(0);
+    const names = instructionNames(await documentText(s, opt.id));
+    for (const row of rows) {
+      expect(names.has(row.name), `${row.name} in the optimized HLO`).toBe(true);
+      expect(row.count).toBeGreaterThanOrEqual(3);
+      expect(row.meanUs).toBeCloseTo(row.totalUs / row.count, 1);
+    }
+    expect(rows.some((r) => r.module.startsWith('jit_attention'))).toBe(true);
+  });
+});
