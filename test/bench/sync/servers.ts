@@ -27,11 +27,18 @@ export interface ServerUnderTest {
   stop(): Promise<void>;
 }
 
+/**
+ * `SEAM_BENCH_CPU_PROF=<dir>`: the Node flags that make each server under test write a V8 CPU
+ * profile into that folder when it exits (open it in Chrome DevTools); none when unset.
+ */
+export function profileFlags(): string[] {
+  const dir = process.env.SEAM_BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Starts the y-websocket 2.1.0 reference server (no persistence) in a child process on port 0. */
 export async function startReference(): Promise<ServerUnderTest> {
-  const script = fileURLToPath(new URL('./reference-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const { port } = JSON.parse(await firstLine(child)) as { port: number };
+  const { child, port } = await spawnServer(fileURLToPath(new URL('./reference-server.ts', import.meta.url)), {});
   return {
     name: 'reference',
     syncUrl: `ws://127.0.0.1:${port}/sync`,
@@ -42,19 +49,43 @@ export async function startReference(): Promise<ServerUnderTest> {
   };
 }
 
-/** The first line a child writes on stdout; rejects if it exits first. */
-export function firstLine(child: ChildProcess): Promise<string> {
+/**
+ * Runs a server script as `node [profile flags] --import tsx <script>` with `env` added, and waits
+ * for the JSON line on stdout that names its port: `{"port":N}` or `{"listening":{"port":N}}`.
+ * Both servers under test start this same way, so neither gets other conditions.
+ */
+export async function spawnServer(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return { child, port: await announcedPort(child) };
+}
+
+function announcedPort(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     if (!child.stdout) throw new Error('child has no stdout pipe');
     const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => {
-      lines.close();
-      // Keep draining whatever else the server prints, so a full pipe never stalls it.
-      child.stdout?.resume();
-      resolve(line);
+    const onExit = (code: number | null, signal: string | null) => reject(new Error(`server exited with ${code ?? signal} before it listened`));
+    child.once('exit', onExit);
+    // Keeps reading afterwards, so a full pipe never stalls the server.
+    lines.on('line', (line) => {
+      const port = portOf(line);
+      if (port === undefined) return;
+      child.off('exit', onExit);
+      resolve(port);
     });
-    child.once('exit', (code, signal) => reject(new Error(`server exited with ${code ?? signal} before it listened`)));
   });
+}
+
+function portOf(line: string): number | undefined {
+  try {
+    const parsed = JSON.parse(line) as { port?: unknown; listening?: { port?: unknown } };
+    const port = parsed.port ?? parsed.listening?.port;
+    return typeof port === 'number' ? port : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sends SIGTERM and waits for the exit; SIGKILL after `graceMs` (default 5 s). */
