@@ -45,7 +45,7 @@ export interface SourceRef {
   readonly opName?: string;
   readonly file?: string;
   readonly line?: number;
-  /** 1-based column when the dump prints one (jaxpr source info, MLIR file locations). */
+  /** Column as the dump prints it (jaxpr source info, MLIR file locations); JAX prints Python's 0-based offset. */
   readonly column?: number;
 }
 

@@ -1,6 +1,6 @@
 import { einsumOf, type DotDimensions } from '../einsum';
 import type { MlirOperation } from '../mlir/ast';
-import type { DotInfo } from '../types';
+import type { Diagnostic, DotInfo } from '../types';
 
 /**
  * Dimension numbers of a StableHLO/MHLO dot op, from any of its printed forms:
@@ -66,4 +66,43 @@ function ints(list: string): number[] {
     if (/^-?\d+$/.test(t)) out.push(Number(t));
   }
   return out;
+}
+
+const DOT_KEYS = new Set(['lhs_batching_dimensions', 'rhs_batching_dimensions', 'lhs_contracting_dimensions', 'rhs_contracting_dimensions']);
+
+/**
+ * Checks the grammar of a `#stablehlo.dot<key = [ints], …>` (or `#mhlo.dot<…>`) attribute whose
+ * text starts at `offset`: known keys, `=`, an integer list, commas between entries. Returns the
+ * problem with its span, or `undefined` when the attribute reads well (or is not a dot attribute).
+ */
+export function checkDotAttribute(value: string, offset: number): Diagnostic | undefined {
+  const head = /^#(?:stablehlo|mhlo)\.dot</.exec(value);
+  if (!head) return undefined;
+  const re = /\s+|\/\/[^\n]*|[A-Za-z_]\w*|-?\d+|./gy;
+  re.lastIndex = head[0].length;
+  const toks: Array<{ t: string; at: number }> = [];
+  for (let m = re.exec(value); m; m = re.exec(value)) {
+    if (/^\s|^\/\//.test(m[0])) continue;
+    toks.push({ t: m[0], at: m.index });
+    if (m[0] === '>') break;
+  }
+  const fail = (at: number, message: string): Diagnostic => ({ severity: 'error', message: `failed parsing dot dimension numbers: ${message}`, from: offset + at, to: offset + Math.min(value.length, at + 1) });
+  let i = 0;
+  for (;;) {
+    const key = toks[i];
+    if (!key) return fail(value.length - 1, "expected '>'");
+    if (key.t === '>') return undefined;
+    if (!DOT_KEYS.has(key.t)) return fail(key.at, 'expected one of: lhs_batching_dimensions, rhs_batching_dimensions, lhs_contracting_dimensions, rhs_contracting_dimensions');
+    if (toks[i + 1]?.t !== '=') return fail(toks[i + 1]?.at ?? key.at, "expected '='");
+    if (toks[i + 2]?.t !== '[') return fail(toks[i + 2]?.at ?? key.at, "expected '['");
+    i += 3;
+    while (toks[i] && toks[i]?.t !== ']') {
+      if (!/^-?\d+$|^,$/.test(toks[i]?.t ?? '')) return fail(toks[i]?.at ?? 0, 'expected an integer');
+      i++;
+    }
+    i++;
+    const sep = toks[i];
+    if (sep?.t === ',') i++;
+    else if (sep?.t !== '>') return fail(sep?.at ?? value.length - 1, "expected '>'");
+  }
 }

@@ -5,11 +5,11 @@ import { LocResolver } from '../mlir/locations';
 import { parseMlir } from '../mlir/parser';
 import { isArrayType, parseMlirType } from '../mlir/types';
 import { arrayBytes, valueBytes } from '../shape';
-import type { Analysis, CrossLayerKey, DotInfo, OutlineEntry, ValueInfo } from '../types';
-import { dotInfo } from './dot';
+import type { Analysis, CrossLayerKey, Diagnostic, DotInfo, OutlineEntry, ValueInfo } from '../types';
+import { checkDotAttribute, dotInfo } from './dot';
 
 export { parseMlir as parseStablehlo } from '../mlir/parser';
-export { dotDimensions } from './dot';
+export { checkDotAttribute, dotDimensions } from './dot';
 
 /** Ops that only structure the text; they get no cross-layer key. */
 const STRUCTURAL = new Set(['module', 'builtin.module', 'func.func', 'func', 'return', 'func.return', 'stablehlo.return', 'mhlo.return']);
@@ -22,7 +22,7 @@ const STRUCTURAL = new Set(['module', 'builtin.module', 'func.func', 'func', 're
 export function indexStablehlo(text: string): Analysis {
   const lines = new LineIndex(text);
   const parsed = parseMlir(text, lines);
-  const ix = new Indexer(text, lines);
+  const ix = new Indexer(lines);
   const outline: OutlineEntry[] = [];
   for (const chunk of parsed.ast.chunks) {
     ix.locs = new LocResolver(text, chunk.locAliases);
@@ -30,7 +30,7 @@ export function indexStablehlo(text: string): Analysis {
   }
   return {
     index: { kind: DocumentKind.stablehlo, bytes: text.length, lines: lines.count, outline, values: ix.values, dots: ix.dots, fusions: [], spills: [], keys: ix.keys },
-    diagnostics: parsed.diagnostics,
+    diagnostics: ix.problems.length ? [...parsed.diagnostics, ...ix.problems] : parsed.diagnostics,
   };
 }
 
@@ -39,16 +39,16 @@ class Indexer {
   readonly values: ValueInfo[] = [];
   readonly dots: DotInfo[] = [];
   readonly keys: CrossLayerKey[] = [];
+  /** Attribute grammar problems the generic parser lets through. */
+  readonly problems: Diagnostic[] = [];
   locs: LocResolver | undefined;
   private types = new Map<string, string>();
 
-  constructor(
-    private readonly text: string,
-    private readonly lines: LineIndex,
-  ) {}
+  constructor(private readonly lines: LineIndex) {}
 
   /** A top-level op: a module (with functions inside), a function, or a loose op. */
   top(op: MlirOperation, outline: OutlineEntry[]): void {
+    this.check(op);
     if (op.name === 'module' || op.name === 'builtin.module') {
       const children: OutlineEntry[] = [];
       let count = 0;
@@ -89,6 +89,7 @@ class Indexer {
 
   /** One op inside a function: its results, dot, key, and nested regions as outline children. */
   private op(op: MlirOperation, scope: string, outline: OutlineEntry[], depth: number): void {
+    this.check(op);
     op.results.forEach((r, i) => {
       const type = op.resultTypes.length === op.results.length ? op.resultTypes[i] : op.resultTypes[Math.min(i, op.resultTypes.length - 1)];
       this.value(r, scope, type ?? '', op.line);
@@ -112,6 +113,14 @@ class Indexer {
       const name = `${op.results[0]?.name ?? op.name} ${op.name.slice(op.name.indexOf('.') + 1)}${op.regions.length > 1 ? ` #${k}` : ''}`;
       if (count > 0) outline.push({ from: region.from, to: region.to, name, kind: 'region', lineFrom: this.lines.lineOf(region.from), lineTo: this.lines.lineOf(region.to), opCount: count, children: children.length ? children : undefined });
     });
+  }
+
+  private check(op: MlirOperation): void {
+    for (const a of op.attributes) {
+      if (!a.value.startsWith('#')) continue;
+      const problem = checkDotAttribute(a.value, a.to - a.value.length);
+      if (problem) this.problems.push(problem);
+    }
   }
 
   private dot(op: MlirOperation, scope: string): void {
