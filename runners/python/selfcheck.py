@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -127,6 +128,25 @@ def module_name_comes_from_the_header():
     assert hlo_module_name("HloModule jit_mlp, is_scheduled=true\n\nENTRY") == "jit_mlp"
     assert hlo_module_name("HloModule m\n") == "m"
     assert hlo_module_name("module @jit_f {}") is None
+
+
+@check
+def memory_limit_stops_a_huge_allocation():
+    child = (
+        "from seam_capture.limits import apply_limits\n"
+        "apply_limits(memory_bytes=512 * 2**20)\n"
+        "try:\n"
+        "    bytearray(2 * 2**30)\n"
+        "except MemoryError:\n"
+        "    print('MemoryError')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.strip() == "MemoryError", (out.returncode, out.stdout, out.stderr)
+    from seam_capture.limits import apply_limits
+
+    raises(ValueError, apply_limits, 0, match="memoryBytes")
+    raises(ValueError, apply_limits, None, True, match="cpuSeconds")
 
 
 def main() -> int:

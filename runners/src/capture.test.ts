@@ -163,6 +163,6 @@ describe('python harness self-checks', () => {
     });
     expect(out.stdout).not.toContain('FAILED');
     expect(out.code).toBe(0);
-    expect(out.stdout.split('\n').filter((l) => l.startsWith('ok ')).length).toBeGreaterThanOrEqual(7);
+    expect(out.stdout.split('\n').filter((l) => l.startsWith('ok ')).length).toBeGreaterThanOrEqual(8);
   });
 });
