@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+
+const LINES = 8000;
+/** A large synthetic HLO-like dump; every line carries a unique zero-padded tag such as `L05000`. */
+const DUMP = Array.from({ length: LINES }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
+
+let server: TestServer;
+let browser: Browser;
+let room: CreatedRoom;
+let ada: Person;
+let bo: Person;
+const errors: string[] = [];
+
+/** True when the line carrying `tag` is rendered inside the visible part of the editor. */
+function lineVisible(page: Page, tag: string): Promise<boolean> {
+  return page.evaluate((t) => {
+    const scroller = document.querySelector('.cm-scroller')?.getBoundingClientRect();
+    if (!scroller) return false;
+    for (const el of document.querySelectorAll('.cm-line')) {
+      if (!el.textContent?.includes(t)) continue;
+      const r = el.getBoundingClientRect();
+      return r.top >= scroller.top - 1 && r.bottom <= scroller.bottom + 1;
+    }
+    return false;
+  }, tag);
+}
+
+/** Scrolls the presenter's editor so that 1-based `line` is at the top (as a scrollbar drag would). */
+async function scrollToLine(page: Page, line: number): Promise<void> {
+  await page.evaluate((n) => {
+    const scroller = document.querySelector('.cm-scroller') as HTMLElement;
+    const h = (document.querySelector('.cm-line') as HTMLElement).getBoundingClientRect().height;
+    scroller.scrollTop = (n - 1) * h;
+  }, line);
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  room = await createRoom(server, 'Live session');
+  const up = await fetch(`${server.url}/api/rooms/${room.id}/documents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'big.hlo', text: DUMP }),
+  });
+  expect(up.status).toBe(201);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
+  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'L00001' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('live session', () => {
+  it('makes followers follow the presenter to line 5,000, lets them leave and rejoin', async () => {
+    await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
+    await ada.page.getByRole('button', { name: 'Stop presenting' }).waitFor();
+    await bo.page.getByText('Following Ada').waitFor();
+    await bo.page.getByRole('button', { name: 'Stop following' }).waitFor();
+
+    await scrollToLine(ada.page, 5000);
+    await expect.poll(() => lineVisible(ada.page, 'L05000')).toBe(true);
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+
+    await bo.page.locator('.cm-content').hover();
+    await bo.page.mouse.wheel(0, -60_000);
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+    await bo.page.getByText('Ada is presenting').waitFor();
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(false);
+
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await bo.page.getByText('Following Ada').waitFor();
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+
+    await bo.page.keyboard.press('Escape');
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+  });
+
+  it('lets the presenter spotlight a range for the room', async () => {
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await ada.page.locator('.cm-line', { hasText: 'L05002' }).click();
+    await ada.page.keyboard.press('Home');
+    await ada.page.keyboard.press('Shift+End');
+    await ada.page.getByRole('button', { name: 'Spotlight' }).click();
+    await expect.poll(() => bo.page.locator('.cm-spotlight').textContent()).toContain('L05002');
+  });
+
+  it('lets the owner lock the room so that annotators cannot write, and unlock it', async () => {
+    await ada.page.getByRole('button', { name: 'Lock room' }).click();
+    await bo.page.getByText('The room is locked').waitFor();
+    await bo.page.getByRole('button', { name: 'Stop following' }).click();
+    await bo.page.locator('.cm-line', { hasText: 'L05003' }).click();
+    await bo.page.keyboard.press('Home');
+    await bo.page.keyboard.press('Shift+End');
+    await bo.page.locator('.cm-selectionBackground').first().waitFor();
+    expect(await bo.page.getByRole('toolbar', { name: 'Annotate' }).count()).toBe(0);
+
+    await ada.page.getByRole('button', { name: 'Unlock room' }).click();
+    await bo.page.getByText('The room is locked').waitFor({ state: 'detached' });
+    await bo.page.keyboard.press('Shift+ArrowLeft');
+    await bo.page.getByRole('toolbar', { name: 'Annotate' }).waitFor();
+  });
+
+  it('ends the session when the presenter stops', async () => {
+    await ada.page.getByRole('button', { name: 'Stop presenting' }).click();
+    await ada.page.getByRole('button', { name: 'Present', exact: true }).waitFor();
+    await bo.page.getByText('Ada is presenting').waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+  });
+});
