@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, UsageError } from './args';
+
+describe('seam arguments', () => {
+  it('reads analyze with files, --json and --top', () => {
+    expect(parseArgs(['analyze', 'a.txt', '--json', 'b.mlir', '--top', '3'])).toEqual({ name: 'analyze', files: ['a.txt', 'b.mlir'], json: true, top: 3 });
+    expect(parseArgs(['analyze', 'a.txt'])).toEqual({ name: 'analyze', files: ['a.txt'], json: false, top: 10 });
+  });
+
+  it('reads link with three files and an output format', () => {
+    expect(parseArgs(['link', 'j', 's', 'h'])).toEqual({ name: 'link', files: ['j', 's', 'h'], format: 'table' });
+    expect(parseArgs(['link', 'j', 's', 'h', '--markdown'])).toEqual({ name: 'link', files: ['j', 's', 'h'], format: 'markdown' });
+    expect(parseArgs(['link', 'j', 's', 'h', '--json'])).toEqual({ name: 'link', files: ['j', 's', 'h'], format: 'json' });
+  });
+
+  it('treats no command, -h and --help as help', () => {
+    for (const argv of [[], ['-h'], ['--help'], ['help']]) expect(parseArgs(argv)).toEqual({ name: 'help' });
+  });
+
+  it('refuses unknown commands and options, missing files and a bad --top, saying why', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['frobnicate'], /unknown command frobnicate/],
+      [['analyze'], /at least one FILE/],
+      [['analyze', 'x', '--yaml'], /unknown option --yaml/],
+      [['analyze', 'x', '--top', 'many'], /--top needs a whole number/],
+      [['link', 'a', 'b'], /exactly three files/],
+      [['link', 'a', 'b', 'c', 'd'], /exactly three files/],
+      [['link', 'a', 'b', 'c', '--top', '2', '--yaml'], /unknown option --yaml/],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => parseArgs(argv), argv.join(' ')).toThrow(UsageError);
+      expect(() => parseArgs(argv), argv.join(' ')).toThrow(message);
+    }
+  });
+});
