@@ -32,23 +32,28 @@ export class ModuleGraph {
   }
 
   private noteCalls(scope: HloComputation, ins: HloInstruction): void {
-    if (ins.opcode === 'fusion' && ins.calls) {
-      for (const c of ins.calls) if (!this.fusionCaller.has(c)) this.fusionCaller.set(c, ins);
+    switch (ins.opcode) {
+      case 'fusion':
+        for (const c of ins.calls ?? []) if (!this.fusionCaller.has(c)) this.fusionCaller.set(c, ins);
+        return;
+      case 'while':
+        this.addSite(ins.body, { caller: ins, scope, role: 'while-body', index: 0 });
+        this.addSite(ins.condition, { caller: ins, scope, role: 'while-condition', index: 0 });
+        return;
+      case 'conditional':
+        ins.branches?.forEach((b, index) => this.addSite(b, { caller: ins, scope, role: 'branch', index }));
+        return;
+      case 'call':
+        this.addSite(ins.toApply ?? ins.calls?.[0], { caller: ins, scope, role: 'call', index: 0 });
+        return;
     }
-    const add = (name: string | undefined, role: CallSite['role'], index = 0) => {
-      if (!name) return;
-      let list = this.callSites.get(name);
-      if (!list) this.callSites.set(name, (list = []));
-      list.push({ caller: ins, scope, role, index });
-    };
-    if (ins.opcode === 'while') {
-      add(ins.body, 'while-body');
-      add(ins.condition, 'while-condition');
-    } else if (ins.opcode === 'conditional' && ins.branches) {
-      ins.branches.forEach((b, i) => add(b, 'branch', i));
-    } else if (ins.opcode === 'call') {
-      add(ins.toApply ?? ins.calls?.[0], 'call');
-    }
+  }
+
+  private addSite(name: string | undefined, site: CallSite): void {
+    if (!name) return;
+    const list = this.callSites.get(name);
+    if (list) list.push(site);
+    else this.callSites.set(name, [site]);
   }
 
   /** The instruction called `name` in `scope`, if any. */
@@ -64,7 +69,9 @@ export class ModuleGraph {
 
   /** The ROOT of a computation (the last instruction when none is marked). */
   root(scope: HloComputation): HloInstruction | undefined {
-    return scope.instructions.find((i) => i.isRoot) ?? scope.instructions[scope.instructions.length - 1];
+    const list = scope.instructions;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]?.isRoot) return list[i];
+    return list[list.length - 1];
   }
 
   /**

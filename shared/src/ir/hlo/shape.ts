@@ -114,13 +114,16 @@ function parseDims(s: Scanner): number[] {
 function withLayout(s: Scanner, dtype: string, dims: number[]): ArrayType {
   const from = s.pos;
   s.skipGroup();
-  const at = s.text.indexOf('S(', from);
-  if (at < 0 || at >= s.pos) return { dtype, dims };
-  let n = 0;
-  for (let p = at + 2; p < s.pos; p++) {
-    const c = s.text.charCodeAt(p);
-    if (c < Ch.zero || c > Ch.nine) break;
-    n = n * 10 + (c - Ch.zero);
+  const t = s.text;
+  for (let p = from; p < s.pos - 1; p++) {
+    if (t.charCodeAt(p) !== 83 || t.charCodeAt(p + 1) !== Ch.lparen) continue;
+    let n = 0;
+    for (let q = p + 2; q < s.pos; q++) {
+      const c = t.charCodeAt(q);
+      if (c < Ch.zero || c > Ch.nine) break;
+      n = n * 10 + (c - Ch.zero);
+    }
+    return { dtype, dims, memorySpace: n };
   }
-  return { dtype, dims, memorySpace: n };
+  return { dtype, dims };
 }

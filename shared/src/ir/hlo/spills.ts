@@ -42,40 +42,57 @@ interface Record {
  * Ranked by traffic, then bytes, then name.
  */
 export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[] {
-  const records = new Map<string, Record>();
+  const direct = new Map<HloInstruction, Record>();
+  const byPath = new Map<string, Record>();
+  const found: Producer[] = [];
   for (const scope of graph.kernelScopes()) {
     for (const ins of scope.instructions) {
       if (PLUMBING.has(ins.opcode) || finishesAsync(ins.opcode)) continue;
-      for (const operand of new Set(ins.operands)) {
-        const found: Producer[] = [];
-        resolve(graph, scope, operand, [], found, new Set());
-        for (const p of found) note(records, p, ins.name, graph.lookup(scope, operand));
+      const ops = ins.operands;
+      for (let i = 0; i < ops.length; i++) {
+        const operand = ops[i] as string;
+        if (ops.indexOf(operand) !== i) continue;
+        const read = graph.lookup(scope, operand);
+        if (!read) continue;
+        if (!PLUMBING.has(read.opcode)) {
+          // The common case: a kernel reads another kernel's result directly.
+          note(direct, byPath, { ins: read, scope, path: NO_PATH }, ins.name, read);
+          continue;
+        }
+        found.length = 0;
+        resolve(graph, scope, operand, NO_PATH, found, new Set());
+        for (const p of found) note(direct, byPath, p, ins.name, read);
       }
     }
   }
   const out: SpillCandidate[] = [];
-  for (const r of records.values()) {
-    const { ins, scope, path } = r.producer;
-    const consumers = [...r.consumers];
-    out.push({
-      producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
-      type: r.type, bytes: r.bytes, consumers, traffic: r.bytes * (1 + consumers.length),
-      ...(path.length > 0 ? { outputIndex: path } : {}),
-    });
+  for (const records of [direct.values(), byPath.values()]) {
+    for (const r of records) {
+      const { ins, scope, path } = r.producer;
+      const consumers = [...r.consumers];
+      out.push({
+        producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
+        type: r.type, bytes: r.bytes, consumers, traffic: r.bytes * (1 + consumers.length),
+        ...(path.length > 0 ? { outputIndex: path } : {}),
+      });
+    }
   }
   return out.sort((a, b) => b.traffic - a.traffic || b.bytes - a.bytes || (a.producer < b.producer ? -1 : a.producer > b.producer ? 1 : 0));
 }
 
-function note(records: Map<string, Record>, p: Producer, consumer: string, read: HloInstruction | undefined): void {
+const NO_PATH: readonly number[] = [];
+
+function note(direct: Map<HloInstruction, Record>, byPath: Map<string, Record>, p: Producer, consumer: string, read: HloInstruction): void {
   if (p.ins.name === consumer) return;
-  const key = `${p.scope.name}\u0000${p.ins.name}\u0000${p.path.join(',')}`;
-  let r = records.get(key);
+  const key = p.path.length === 0 ? undefined : `${p.scope.name}\u0000${p.ins.name}\u0000${p.path.join(',')}`;
+  let r = key === undefined ? direct.get(p.ins) : byPath.get(key);
   if (!r) {
     const element = p.path.length === 0 ? p.ins.type : typeAt(p.ins.type, p.path);
-    const bytes = element ? valueBytes(element) : (read?.bytes ?? 0);
-    const type = p.path.length === 0 ? p.ins.typeText : element ? formatType(element) : (read?.typeText ?? '');
+    const bytes = element ? valueBytes(element) : read.bytes;
+    const type = p.path.length === 0 ? p.ins.typeText : element ? formatType(element) : read.typeText;
     r = { producer: p, consumers: new Set(), bytes, type };
-    records.set(key, r);
+    if (key === undefined) direct.set(p.ins, r);
+    else byPath.set(key, r);
   }
   r.consumers.add(consumer);
 }
@@ -94,11 +111,6 @@ function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undef
   const key = `${scope.name}\u0000${name}\u0000${path.join(',')}`;
   if (seen.has(key)) return;
   seen.add(key);
-  const root = (c: string | undefined) => {
-    const callee = c === undefined ? undefined : graph.computations.get(c);
-    const r = callee && graph.root(callee);
-    if (callee && r) resolve(graph, callee, r.name, path, out, seen);
-  };
   switch (ins.opcode) {
     case 'parameter':
       for (const site of graph.callSites.get(scope.name) ?? []) {
@@ -107,7 +119,7 @@ function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undef
         else if (site.role === 'branch') resolve(graph, site.scope, c.operands[site.index + 1], path, out, seen);
         else {
           resolve(graph, site.scope, c.operands[0], path, out, seen);
-          root(c.body);
+          resolveRoot(graph, c.body, path, out, seen);
         }
       }
       return;
@@ -129,15 +141,22 @@ function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undef
       resolve(graph, scope, ins.operands[0], [ins.number, ...path], out, seen);
       return;
     case 'while':
-      root(ins.body);
+      resolveRoot(graph, ins.body, path, out, seen);
       return;
     case 'call':
-      root(ins.toApply ?? ins.calls?.[0]);
+      resolveRoot(graph, ins.toApply ?? ins.calls?.[0], path, out, seen);
       return;
     case 'conditional':
-      for (const b of ins.branches ?? []) root(b);
+      for (const b of ins.branches ?? []) resolveRoot(graph, b, path, out, seen);
       return;
     default:
       out.push({ ins, scope, path });
   }
+}
+
+/** Follows element `path` of what computation `name` returns, from its root. */
+function resolveRoot(graph: ModuleGraph, name: string | undefined, path: readonly number[], out: Producer[], seen: Set<string>): void {
+  const callee = name === undefined ? undefined : graph.computations.get(name);
+  const r = callee && graph.root(callee);
+  if (callee && r) resolve(graph, callee, r.name, path, out, seen);
 }
