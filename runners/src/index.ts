@@ -1,1 +1,1 @@
-export {};
+export { startLocalRunner, type LocalRunner, type LocalRunnerOptions } from './agent/local';

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import { startLocalRunner } from '@seam/runners';
 import { loadConfig } from './config';
 import { startServer } from './server';
 
@@ -12,10 +13,15 @@ const log = pino({ level: config.logLevel }, pino.destination(2));
 const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.meta.url));
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
+// Unless SEAM_RUNNER=off: a CPU runner for this server, its JAX virtualenv built on first use.
+const localRunner = config.runner
+  ? startLocalRunner({ serverUrl: server.url, token: server.createRunnerToken('local'), onProgress: (line) => log.info({ runner: 'local' }, line) })
+    .catch((err: unknown) => void log.error({ err }, 'the local runner did not start'))
+  : undefined;
 
 const stop = (signal: string) => {
   log.info({ signal }, 'shutting down');
-  server.close().then(
+  Promise.all([localRunner?.then((r) => r?.stop()), server.close()]).then(
     () => process.exit(0),
     (err: unknown) => {
       log.error({ err }, 'shutdown failed');

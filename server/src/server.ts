@@ -15,6 +15,8 @@ import { attachSync } from './sync/ws-transport';
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** Creates a runner token named `name`, revoking older live ones of that name (for the local runner). */
+  createRunnerToken(name: string): string;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   return {
     url,
     port,
+    createRunnerToken: (name) => jobs.tokens.rotate(name).token,
     close: () => {
       closing ??= (async () => {
         jobs.close();
@@ -55,6 +58,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         sync.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        await deps.analyzer.close();
         store.close();
       })();
       return closing;

@@ -38,6 +38,14 @@ export class RunnerTokens {
     return { id, name, createdAt, revokedAt: null, token };
   }
 
+  /** Revokes every live token named `name` and creates a new one (the local runner's token, renewed at each start). */
+  rotate(name: string): RunnerTokenInfo & { readonly token: string } {
+    return this.db.transaction(() => {
+      this.db.prepare('UPDATE runner_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(this.now(), name);
+      return this.create(name);
+    })();
+  }
+
   /** Every token ever created, newest last, revoked ones included. */
   list(): RunnerTokenInfo[] {
     const rows = this.db.prepare('SELECT id, name, created_at, revoked_at FROM runner_tokens ORDER BY created_at, id').all() as TokenRow[];
