@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
+import type { Analyzer } from './analyzer';
 import type { Config } from './config';
 import { ApiError, ErrorCode } from './errors';
 import type { CaptureService } from './jobs/service';
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly metrics: Metrics;
   readonly texts: TextCache;
   readonly log: Logger;
+  /** Analyzes dumps at ingest, large ones in a worker thread. */
+  readonly analyzer: Analyzer;
   /** The capture job queue; its routes are mounted when present. */
   readonly jobs?: CaptureService;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Analyzer } from './analyzer';
 import type { AppDeps } from './app';
 import type { Config } from './config';
 import { Metrics } from './metrics';
@@ -14,5 +15,5 @@ export function buildDeps(config: Config, log: Logger): AppDeps {
     store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
     compactCount: config.compactCount, compactBytes: config.compactBytes,
   });
-  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log };
+  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log) };
 }

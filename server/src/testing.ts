@@ -42,6 +42,7 @@ export function testApp(limits: Partial<Limits> = {}): TestApp {
       return (await res.json()) as Awaited<ReturnType<TestApp['room']>>;
     },
     close: () => {
+      void deps.analyzer.close();
       deps.rooms.closeAll(1001);
       deps.store.close();
       rmSync(dataDir, { recursive: true, force: true });
