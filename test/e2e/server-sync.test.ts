@@ -141,4 +141,22 @@ describe('room server sync', () => {
     await b.synced();
     expect(ids(b)).toHaveLength(35);
   });
+
+  it('unloads an idle room and reloads it from disk on the next connection', async () => {
+    const s = await server({ env: { SEAM_IDLE_UNLOAD_S: '0' } });
+    const room = await createRoom(s);
+    const loadedRooms = async () => Number((await (await fetch(`${s.url}/metrics`)).text()).match(/^seam_loaded_rooms (\d+)$/m)?.[1]);
+    const a = connectClient(s, room.id, room.tokens.annotator, { ack: true });
+    await a.synced();
+    expect(await loadedRooms()).toBe(1);
+    addAnnotation(a.doc, note('before-unload'));
+    const clock = Y.getState(a.doc.store, a.doc.clientID);
+    await waitFor(() => a.acks.some((k) => k.entries.some((e) => e.clock === clock)), 'the ack');
+    a.destroy();
+    await waitFor(async () => (await loadedRooms()) === 0, 'the room to unload');
+    const b = client(s, room.id, room.tokens.viewer);
+    await b.synced();
+    expect(ids(b)).toEqual(['before-unload']);
+    expect(await loadedRooms()).toBe(1);
+  });
 });

@@ -11,6 +11,10 @@ describe('ack message', () => {
     expect(decodeAck(bytes)).toEqual({ seq: 3, entries: [{ clientID: 1, clock: 200 }] });
   });
 
+  it('matches the example in PROTOCOL.md', () => {
+    expect(Buffer.from(encodeAck({ seq: 3, entries: [{ clientID: 12345, clock: 200 }] })).toString('hex')).toBe('640301b960c801');
+  });
+
   it('round-trips any ack', () => {
     const entry = fc.record({ clientID: fc.nat(2 ** 32 - 1), clock: fc.nat() });
     fc.assert(
