@@ -48,6 +48,8 @@ const MALFORMED: [string, Uint8Array | string][] = [
   ['an unknown message type', frame(42, 0)],
   ['an unknown sync message', frame(MessageType.sync, 9, new Uint8Array([0, 0]))],
   ['trailing bytes after a message', new Uint8Array([...frame(MessageType.sync, 2, new Uint8Array([0, 0])), 7])],
+  ['a sync step 1 whose state vector is cut off', frame(MessageType.sync, 0, new Uint8Array([3, 0x80]))],
+  ['a query-awareness message with a body', frame(MessageType.queryAwareness, 5)],
   ['awareness that is not JSON', frame(MessageType.awareness, frame(1, 99, 1, new TextEncoder().encode('{not json')))],
   ['random bytes in a sync update', new Uint8Array([0, 2, ...randomBytes(300, 0x9e3779b9)])],
   ['random bytes', randomBytes(512, 12345)],
