@@ -61,7 +61,7 @@ describe('corpus of real dumps', () => {
         if (kind !== 'trace' && !onlyComments(text) && index.values.length + index.keys.length === 0) failures.push(`${r.file}: empty index`);
       }
       expect(failures).toEqual([]);
-    });
+    }, 120_000);
 
     if (invalid.length > 0) {
       it(`returns from all ${invalid.length} invalid-by-design ${folder} files, with an error where the fault is syntactic`, () => {
@@ -72,7 +72,7 @@ describe('corpus of real dumps', () => {
           const fault = SYNTACTIC_FAULTS[r.file];
           if (fault) expect(diagnostics.filter((d) => d.severity === 'error').map((d) => d.message).join('\n'), r.file).toMatch(fault);
         }
-      });
+      }, 60_000);
     }
   }
 

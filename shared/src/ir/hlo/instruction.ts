@@ -64,29 +64,41 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     s.pos++;
     s.skipTrivia();
     const keyAt = s.pos;
-    const key = s.name();
-    if (!key || !s.eat(Ch.eq)) {
-      s.error(keyAt, s.pos + 1, 'expected attribute=value');
-      break;
+    // Keys are matched in place, not sliced: most instructions carry several attributes.
+    switch (s.peek()) {
+      case M: if (s.keyword('metadata')) { metadata = parseMetadata(s); break; } unknown(s, keyAt); break;
+      case K: if (s.keyword('kind')) { fusionKind = s.name(); break; } unknown(s, keyAt); break;
+      case C:
+        if (s.keyword('calls')) calls = parseNameList(s);
+        else if (s.keyword('condition')) condition = parseName(s);
+        else unknown(s, keyAt);
+        break;
+      case T:
+        if (s.keyword('to_apply')) toApply = parseName(s);
+        else if (s.keyword('true_computation')) branches = [parseName(s), ...(branches ?? [])];
+        else unknown(s, keyAt);
+        break;
+      case B:
+        if (s.keyword('body')) body = parseName(s);
+        else if (s.keyword('branch_computations')) branches = parseNameList(s);
+        else unknown(s, keyAt);
+        break;
+      case F: if (s.keyword('false_computation')) { (branches ??= []).push(parseName(s)); break; } unknown(s, keyAt); break;
+      case I: if (s.keyword('index')) { number = s.integer(); break; } unknown(s, keyAt); break;
+      case L:
+        if (s.keyword('literal')) skipLiteral(s);
+        else if (s.keyword('lhs_batch_dims')) (dot ??= emptyDot()).lhsBatch = parseIntList(s);
+        else if (s.keyword('lhs_contracting_dims')) (dot ??= emptyDot()).lhsContracting = parseIntList(s);
+        else unknown(s, keyAt);
+        break;
+      case R:
+        if (s.keyword('rhs_batch_dims')) (dot ??= emptyDot()).rhsBatch = parseIntList(s);
+        else if (s.keyword('rhs_contracting_dims')) (dot ??= emptyDot()).rhsContracting = parseIntList(s);
+        else unknown(s, keyAt);
+        break;
+      default: unknown(s, keyAt);
     }
-    switch (key) {
-      case 'kind': fusionKind = s.name(); break;
-      case 'calls': calls = parseNameList(s); break;
-      case 'to_apply': toApply = parseName(s); break;
-      case 'condition': condition = parseName(s); break;
-      case 'body': body = parseName(s); break;
-      case 'branch_computations': branches = parseNameList(s); break;
-      case 'true_computation': branches = [parseName(s), ...(branches ?? [])]; break;
-      case 'false_computation': (branches ??= []).push(parseName(s)); break;
-      case 'metadata': metadata = parseMetadata(s); break;
-      case 'index': number = s.integer(); break;
-      case 'literal': skipLiteral(s); break;
-      case 'lhs_batch_dims': (dot ??= emptyDot()).lhsBatch = parseIntList(s); break;
-      case 'rhs_batch_dims': (dot ??= emptyDot()).rhsBatch = parseIntList(s); break;
-      case 'lhs_contracting_dims': (dot ??= emptyDot()).lhsContracting = parseIntList(s); break;
-      case 'rhs_contracting_dims': (dot ??= emptyDot()).rhsContracting = parseIntList(s); break;
-      default: s.skipValue();
-    }
+    if (s.pos === keyAt) break;
     if (s.pos < s.end && !isValueEnd(s.peek())) s.skipValue();
     to = s.pos;
   }
@@ -95,6 +107,18 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     name, isRoot, opcode, type: shape.type, typeText, bytes: shape.bytes, operands, number,
     fusionKind, calls, toApply, condition, body, branches, metadata, dot, from, to,
   };
+}
+
+const [B, C, F, I, K, L, M, R, T] = [...'bcfiklmrt'].map((c) => c.charCodeAt(0));
+
+/** An attribute this reader does not decode, `backend_config={…}`: its key and value are skipped. */
+function unknown(s: Scanner, keyAt: number): void {
+  if (s.skipName() === 0 || !s.eat(Ch.eq)) {
+    s.error(keyAt, s.pos + 1, 'expected attribute=value');
+    s.pos = keyAt;
+    return;
+  }
+  s.skipValue();
 }
 
 /** `literal=f32[] 0.1` or `literal=( s32[2]{0} {4, 3}, pred[] 1 )`. */

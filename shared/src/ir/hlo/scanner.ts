@@ -95,6 +95,27 @@ export class Scanner {
     return start === p ? '' : t.slice(start, p);
   }
 
+  /**
+   * Consumes `word=` when it is next (an attribute key), without building a string; true when it was.
+   * e.g. `keyword('metadata')` at `metadata={op_name="a"}` leaves the cursor at `{`.
+   */
+  keyword(word: string): boolean {
+    const end = this.pos + word.length;
+    if (this.text.charCodeAt(end) !== Ch.eq || !this.text.startsWith(word, this.pos)) return false;
+    this.pos = end + 1;
+    return true;
+  }
+
+  /** Moves past a name without building it; returns how many characters it had. */
+  skipName(): number {
+    const t = this.text;
+    const start = this.pos;
+    let p = start;
+    while (p < this.end && isNameChar(t.charCodeAt(p))) p++;
+    this.pos = p;
+    return p - start;
+  }
+
   /** Consumes `c` if it is next; true when it was. */
   eat(c: number): boolean {
     if (this.peek() === c) {
