@@ -4,7 +4,7 @@ import { benchDumpText } from './sync/annotations';
 import type { CapacityConfig, CapacityResult } from './sync/capacity-load';
 import { forkLoad } from './sync/ipc';
 import { ProcessSampler, rssBytes, type ProcessUsage } from './sync/proc-stats';
-import { QUICK, closeList, mb, ratio, summarize, verdict } from './sync/report';
+import { QUICK, closeList, mb, ratio, saturation, summarize, verdict } from './sync/report';
 import type { BenchRoom } from './sync/servers';
 import { measureAll } from './sync/targets';
 
@@ -61,16 +61,20 @@ const rows = [...results].flatMap(([name, runs]) => runs.map((o) => {
   const sum = (f: (p: CapacityResult) => number) => o.parts.reduce((s, p) => s + f(p), 0);
   return [name, sum((p) => p.writes), l.count, sum((p) => p.missing), l.p50, l.p99, l.max, mb(o.idleRss), mb(o.usage.maxRss),
     o.usage.cpuPercent.toFixed(0), o.parts.map((p) => p.load.cpuPercent.toFixed(0)).join('/'),
-    o.parts.map((p) => p.load.loopDelayP99.toFixed(0)).join('/'), closeList(o.parts.flatMap((p) => p.closes))];
+    o.parts.map((p) => `${p.load.loopDelayP99.toFixed(0)}/${p.load.loopDelayMax.toFixed(0)}`).join(' '), closeList(o.parts.flatMap((p) => p.closes))];
 }));
 printTable('delivery latency (ms), server RSS (MB) and CPU (% of one core)', ['server', 'writes', 'deliveries', 'missing', 'p50', 'p99', 'max',
-  'RSS idle', 'RSS max', 'server cpu%', 'load cpu%', 'load lag p99 ms', 'closes'], rows);
+  'RSS idle', 'RSS max', 'server cpu%', 'load cpu%', 'load lag p99/max ms', 'closes'], rows);
 
 const [ref, seam] = [outcome('reference'), outcome('seam')];
 console.log(`\nratio seam/reference: p99 ${ratio(seam && latency(seam).p99, ref && latency(ref).p99)}, RSS max ${ratio(seam?.usage.maxRss, ref?.usage.maxRss)}, ` +
   `CPU ${ratio(seam?.usage.cpuPercent, ref?.usage.cpuPercent)}`);
 for (const [name, runs] of results) {
   for (const o of runs) console.log(`goals (${name}): p99 ≤ ${GOAL_P99_MS} ms ${verdict(latency(o).p99 <= GOAL_P99_MS)}, RSS ≤ 600 MB ${verdict(o.usage.maxRss <= GOAL_RSS)}`);
+}
+for (const [name, runs] of results) {
+  const warning = saturation(name, runs.flatMap((o) => o.parts.map((p) => p.load)));
+  if (warning) console.log(warning);
 }
 
 const broken = [...results].filter(([, runs]) => runs.some((o) => o.parts.some((p) => p.missing > 0 || p.closes.length > 0)));

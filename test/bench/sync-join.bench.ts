@@ -3,7 +3,7 @@ import { printTable } from './table';
 import { benchDumpText } from './sync/annotations';
 import { forkLoad } from './sync/ipc';
 import type { JoinConfig, JoinResult } from './sync/join-load';
-import { QUICK, closeList, mb, ratio, summarize, verdict } from './sync/report';
+import { QUICK, closeList, mb, ratio, saturation, summarize, verdict } from './sync/report';
 import { measureAll } from './sync/targets';
 
 /**
@@ -49,6 +49,10 @@ const pooled = (name: string) => {
 const [seam, ref] = [pooled('seam'), pooled('reference')];
 console.log(`\nratio seam/reference (all runs): p50 ${ratio(seam?.p50, ref?.p50)}, p95 ${ratio(seam?.p95, ref?.p95)}`);
 for (const [name] of results) console.log(`goal p95 ≤ ${GOAL_MS} ms (${name}): ${verdict((pooled(name)?.p95 ?? Infinity) <= GOAL_MS)}`);
+for (const [name, runs] of results) {
+  const warning = saturation(name, runs.map((r) => r.load));
+  if (warning) console.log(warning);
+}
 
 const broken = [...results].filter(([, runs]) => runs.some((r) => r.incomplete > 0 || r.closes.length > 0));
 for (const [name] of broken) console.error(`${name}: joins incomplete or sockets closed by the server (see the table)`);

@@ -7,6 +7,8 @@ export interface LoadProcessUsage {
   readonly cpuPercent: number;
   /** 99th percentile of its event-loop delay beyond the sampling interval, ms. */
   readonly loopDelayP99: number;
+  /** Longest event-loop delay beyond the sampling interval, ms. */
+  readonly loopDelayMax: number;
 }
 
 /** Sampling interval of the event-loop delay histogram, ms; the histogram records whole intervals. */
@@ -26,7 +28,12 @@ export class LoadMeter {
     this.loop.disable();
     const used = process.cpuUsage(this.cpu);
     const wallMs = performance.now() - this.wall;
-    return { cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100, loopDelayP99: Math.max(0, this.loop.percentile(99) / 1e6 - RESOLUTION_MS) };
+    const beyond = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+    return {
+      cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100,
+      loopDelayP99: beyond(this.loop.percentile(99)),
+      loopDelayMax: beyond(this.loop.max),
+    };
   }
 }
 

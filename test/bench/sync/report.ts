@@ -1,4 +1,5 @@
 import { quantile } from '../table';
+import type { LoadProcessUsage } from './load-meter';
 
 /** `SEAM_BENCH_QUICK=1`: shrunken loads that check a benchmark works in seconds, not its figures. */
 export const QUICK = process.env.SEAM_BENCH_QUICK === '1';
@@ -44,4 +45,18 @@ export function closeList(codes: readonly number[]): string {
   const counts = new Map<number, number>();
   for (const c of codes) counts.set(c, (counts.get(c) ?? 0) + 1);
   return [...counts].map(([c, n]) => `${c}×${n}`).join(' ');
+}
+
+/** Event-loop delay p99 of a load process beyond which its own queueing colours the latencies, ms. */
+export const SATURATED_LAG_MS = 10;
+
+/**
+ * A warning line when a load process was too busy (or starved of CPU by other work on the machine)
+ * to timestamp deliveries promptly; `undefined` when every load process kept up.
+ */
+export function saturation(name: string, loads: readonly LoadProcessUsage[]): string | undefined {
+  const worst = loads.reduce((m, l) => Math.max(m, l.loopDelayP99), 0);
+  if (worst <= SATURATED_LAG_MS) return undefined;
+  return `warning (${name}): a load process lagged ${worst.toFixed(0)} ms at p99 (max ` +
+    `${loads.reduce((m, l) => Math.max(m, l.loopDelayMax), 0).toFixed(0)} ms): its latencies include its own queueing, not only the server's`;
 }
