@@ -65,6 +65,9 @@ class JaxprIndexer {
   readonly dots: DotInfo[] = [];
   readonly keys: CrossLayerKey[] = [];
 
+  /** Bytes per type text, which repeats across a jaxpr. */
+  private readonly bytes = new Map<string, number>();
+
   constructor(private readonly lines: LineIndex) {}
 
   /** Indexes one jaxpr under `scope`; `stack` is the name-stack prefix of its equations. */
@@ -107,8 +110,13 @@ class JaxprIndexer {
   private value(v: JaxprAtom, scope: string, types: Map<string, string>): void {
     if (v.literal || v.text === '_' || v.text === '*') return;
     types.set(v.text, v.type);
-    const t = jaxprArrayType(v.type);
-    this.values.push({ from: v.from, to: v.to, name: v.text, scope, line: this.lines.lineOf(v.from), type: v.type, bytes: t ? arrayBytes(t.dtype, t.dims) : 0 });
+    let bytes = this.bytes.get(v.type);
+    if (bytes === undefined) {
+      const t = jaxprArrayType(v.type);
+      bytes = t ? arrayBytes(t.dtype, t.dims) : 0;
+      this.bytes.set(v.type, bytes);
+    }
+    this.values.push({ from: v.from, to: v.to, name: v.text, scope, line: this.lines.lineOf(v.from), type: v.type, bytes });
   }
 }
 

@@ -3,9 +3,11 @@ import type { Diagnostic, ParseResult, SourceRef } from '../types';
 import type { Jaxpr, JaxprAtom, JaxprEquation, JaxprFile, JaxprParam } from './ast';
 import { JTok, lexJaxpr, type JaxprComment, type JaxprToken } from './lexer';
 
+const { eof: EOF, ident: IDENT, number: NUMBER, string: STRING, larrow: LARROW, punct: PUNCT } = JTok;
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const EOF_TOKEN: JaxprToken = { kind: JTok.eof, from: 0, to: 0, newline: true, space: true };
+const EOF_TOKEN: JaxprToken = { kind: EOF, from: 0, to: 0, newline: true, space: true };
 
 /**
  * Parses jaxpr text: `let name = { lambda … } in` definitions, then `{ lambda consts ; ins. let
@@ -39,8 +41,8 @@ class JaxprParser {
   parseFile(): JaxprFile {
     const jaxprs: Jaxpr[] = [];
     let skippedFrom = -1;
-    while (this.tok().kind !== JTok.eof) {
-      if (this.isWord('let') && this.tok(1).kind === JTok.ident && this.isPunct('=', 2) && this.isPunct('{', 3)) {
+    while (this.tok().kind !== EOF) {
+      if (this.isWord('let') && this.tok(1).kind === IDENT && this.isPunct('=', 2) && this.isPunct('{', 3)) {
         const name = this.word(1);
         this.p += 3;
         jaxprs.push(this.parseJaxpr(name));
@@ -73,7 +75,7 @@ class JaxprParser {
       const t = this.tok();
       if (this.isPunct('.')) { this.p++; break; }
       if (this.isPunct(';')) { this.p++; sections.push([]); continue; }
-      if (t.kind === JTok.ident && !this.isWord('let')) { sections[sections.length - 1]?.push(this.parseAtom()); continue; }
+      if (t.kind === IDENT && !this.isWord('let')) { sections[sections.length - 1]?.push(this.parseAtom()); continue; }
       this.error(t.from, t.to, "expected a binder or '.' before 'let'");
       break;
     }
@@ -84,7 +86,7 @@ class JaxprParser {
     else this.error(this.tok().from, this.tok().to, "expected 'let'");
     while (!this.isWord('in')) {
       const t = this.tok();
-      if (t.kind === JTok.eof || this.isPunct('}')) {
+      if (t.kind === EOF || this.isPunct('}')) {
         this.error(t.from, t.to, "expected 'in' to close the equations");
         break;
       }
@@ -114,7 +116,7 @@ class JaxprParser {
     if (open) this.p++;
     for (;;) {
       const t = this.tok();
-      if (t.kind === JTok.eof) break;
+      if (t.kind === EOF) break;
       if (open && this.isPunct(open)) { this.p++; break; }
       if (!open && this.isPunct('}')) break;
       if (this.isPunct(',')) { this.p++; continue; }
@@ -134,7 +136,7 @@ class JaxprParser {
     let binder: '=' | '<-' = '=';
     if (bind >= 0) {
       while (this.p < bind) outvars.push(this.parseAtom());
-      binder = this.tok().kind === JTok.larrow ? '<-' : '=';
+      binder = this.tok().kind === LARROW ? '<-' : '=';
       this.p++;
     }
     let primitive: string;
@@ -143,7 +145,7 @@ class JaxprParser {
       primitive = outvars.some((o) => o.text.includes('[')) ? 'swap' : 'get';
     } else {
       const t = this.tok();
-      if (t.kind !== JTok.ident) {
+      if (t.kind !== IDENT) {
         this.error(t.from, t.to, 'expected a primitive name');
         this.skipLine();
         return undefined;
@@ -155,7 +157,7 @@ class JaxprParser {
     const invars: JaxprAtom[] = [];
     for (;;) {
       const t = this.tok();
-      if (t.kind === JTok.eof || this.isPunct('}') || this.isWord('in')) break;
+      if (t.kind === EOF || this.isPunct('}') || this.isWord('in')) break;
       if (this.isPunct(';')) { this.p++; break; }
       if (t.newline && this.binderAt(this.p) >= 0) break;
       if (!this.isAtomStart()) {
@@ -177,13 +179,13 @@ class JaxprParser {
     this.p++;
     for (;;) {
       const t = this.tok();
-      if (t.kind === JTok.eof) {
+      if (t.kind === EOF) {
         this.error(open.from, open.to, "parameters are not closed: missing ']'");
         return;
       }
       if (this.isPunct(']')) { this.p++; return; }
       if (this.isPunct(',')) { this.p++; continue; }
-      if (t.kind !== JTok.ident || !this.isPunct('=', 1)) {
+      if (t.kind !== IDENT || !this.isPunct('=', 1)) {
         this.error(t.from, t.to, `expected a parameter name, found '${this.text.slice(t.from, t.to)}'`);
         this.p++;
         continue;
@@ -196,8 +198,8 @@ class JaxprParser {
       let ve = vs;
       for (;;) {
         const v = this.tok();
-        if (v.kind === JTok.eof) break;
-        if (depth === 0 && (this.isPunct(']') || (v.kind === JTok.ident && this.isPunct('=', 1) && ve > vs))) break;
+        if (v.kind === EOF) break;
+        if (depth === 0 && (this.isPunct(']') || (v.kind === IDENT && this.isPunct('=', 1) && ve > vs))) break;
         if (this.isPunct('{') && this.isWord('lambda', 1)) {
           jaxprs.push(this.parseJaxpr());
           ve = this.tokens[this.p - 1]?.to ?? ve;
@@ -224,13 +226,13 @@ class JaxprParser {
     if (this.isPunct('[') && !this.tok().space) end = this.skipBalanced();
     const text = this.text.slice(t.from, end);
     let type = '';
-    if (this.isPunct(':') && !this.tok().space && this.tok(1).kind === JTok.ident && !this.tok(1).space) {
+    if (this.isPunct(':') && !this.tok().space && this.tok(1).kind === IDENT && !this.tok(1).space) {
       this.p++;
       const ts = this.tok().from;
       this.p++;
       let te = this.tokens[this.p - 1]?.to ?? ts;
       if (this.isPunct('<') && !this.tok().space) {
-        while (this.tok().kind !== JTok.eof && !this.isPunct('>')) this.p++;
+        while (this.tok().kind !== EOF && !this.isPunct('>')) this.p++;
         te = this.tok().to;
         this.p++;
       }
@@ -238,7 +240,7 @@ class JaxprParser {
       if (this.isPunct('{') && !this.tok().space && !this.isWord('lambda', 1)) te = this.skipBalanced();
       type = this.text.slice(ts, te);
     }
-    const literal = t.kind === JTok.number || t.kind === JTok.string || text === 'True' || text === 'False' || text === 'inf' || text === '-inf' || text === 'nan';
+    const literal = t.kind === NUMBER || t.kind === STRING || text === 'True' || text === 'False' || text === 'inf' || text === '-inf' || text === 'nan';
     return { from: t.from, to: this.tokens[this.p - 1]?.to ?? end, text, type, literal };
   }
 
@@ -247,18 +249,18 @@ class JaxprParser {
     let j = i;
     for (;;) {
       const t = this.tokens[j] ?? EOF_TOKEN;
-      if (t.kind === JTok.larrow || (t.kind === JTok.punct && this.text.charCodeAt(t.from) === 61)) return j > i || t.kind === JTok.larrow ? j : -1;
-      if (t.kind !== JTok.ident && !(t.kind === JTok.punct && this.text.charCodeAt(t.from) === 42)) return -1;
+      if (t.kind === LARROW || (t.kind === PUNCT && this.text.charCodeAt(t.from) === 61)) return j > i || t.kind === LARROW ? j : -1;
+      if (t.kind !== IDENT && !(t.kind === PUNCT && this.text.charCodeAt(t.from) === 42)) return -1;
       if (j > i && t.newline) return -1;
       j++;
       let u = this.tokens[j] ?? EOF_TOKEN;
-      if (u.kind === JTok.punct && this.text.charCodeAt(u.from) === 91 && !u.space) {
+      if (u.kind === PUNCT && this.text.charCodeAt(u.from) === 91 && !u.space) {
         j = this.matchClose(j) + 1;
         u = this.tokens[j] ?? EOF_TOKEN;
       }
-      if (u.kind === JTok.punct && this.text.charCodeAt(u.from) === 58 && !u.space) {
+      if (u.kind === PUNCT && this.text.charCodeAt(u.from) === 58 && !u.space) {
         j++;
-        while ((this.tokens[j]?.kind ?? JTok.eof) !== JTok.eof && !(this.tokens[j]?.space ?? true)) {
+        while ((this.tokens[j]?.kind ?? EOF) !== EOF && !(this.tokens[j]?.space ?? true)) {
           const c = this.text.charCodeAt(this.tokens[j]?.from ?? 0);
           j = c === 91 || c === 123 ? this.matchClose(j) + 1 : j + 1;
         }
@@ -270,8 +272,8 @@ class JaxprParser {
     let depth = 0;
     for (let j = i; j < this.tokens.length; j++) {
       const t = this.tokens[j] ?? EOF_TOKEN;
-      if (t.kind === JTok.eof) return j - 1;
-      if (t.kind !== JTok.punct) continue;
+      if (t.kind === EOF) return j - 1;
+      if (t.kind !== PUNCT) continue;
       const c = this.text.charCodeAt(t.from);
       if (c === 91 || c === 40 || c === 123) depth++;
       else if (c === 93 || c === 41 || c === 125) {
@@ -286,7 +288,7 @@ class JaxprParser {
   private skipBalanced(): number {
     const close = this.matchClose(this.p);
     const t = this.tokens[close] ?? EOF_TOKEN;
-    if (t.kind === JTok.eof || close >= this.tokens.length - 1) this.error(this.tok().from, this.tok().to, 'unclosed bracket');
+    if (t.kind === EOF || close >= this.tokens.length - 1) this.error(this.tok().from, this.tok().to, 'unclosed bracket');
     this.p = Math.min(close + 1, this.tokens.length - 1);
     return t.to;
   }
@@ -319,12 +321,12 @@ class JaxprParser {
 
   private skipLine(): void {
     this.p++;
-    while (this.tok().kind !== JTok.eof && !this.tok().newline) this.p++;
+    while (this.tok().kind !== EOF && !this.tok().newline) this.p++;
   }
 
   private isAtomStart(): boolean {
     const t = this.tok();
-    return t.kind === JTok.ident || t.kind === JTok.number || t.kind === JTok.string || this.isPunct('*');
+    return t.kind === IDENT || t.kind === NUMBER || t.kind === STRING || this.isPunct('*');
   }
 
   private tok(ahead = 0): JaxprToken {
@@ -338,12 +340,12 @@ class JaxprParser {
 
   private isWord(w: string, ahead = 0): boolean {
     const t = this.tok(ahead);
-    return t.kind === JTok.ident && t.to - t.from === w.length && this.text.startsWith(w, t.from);
+    return t.kind === IDENT && t.to - t.from === w.length && this.text.startsWith(w, t.from);
   }
 
   private isPunct(ch: string, ahead = 0): boolean {
     const t = this.tok(ahead);
-    return t.kind === JTok.punct && this.text.charCodeAt(t.from) === ch.charCodeAt(0);
+    return t.kind === PUNCT && this.text.charCodeAt(t.from) === ch.charCodeAt(0);
   }
 
   private error(from: number, to: number, message: string): void {

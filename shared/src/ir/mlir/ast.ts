@@ -1,4 +1,5 @@
 import type { Span } from '../types';
+import type { MlirTokens } from './lexer';
 
 /**
  * AST of MLIR text, kept shallow: operations with their results, operands, attributes, regions,
@@ -65,6 +66,8 @@ export interface MlirChunk extends Span {
   readonly ops: readonly MlirOperation[];
   /** `#loc12 = loc(…)` aliases of this chunk: name → span of the `loc(…)` expression. */
   readonly locAliases: ReadonlyMap<string, Span>;
+  /** The chunk's tokens, so that locations resolve without lexing again. */
+  readonly tokens: MlirTokens;
 }
 
 export interface MlirFile extends Span {

@@ -44,8 +44,18 @@ export interface MlirTokens {
   readonly unterminated: readonly number[];
 }
 
+/** Char codes that are MLIR punctuation tokens. */
+const PUNCT_CHARS = charSet('()[]{}<>,:=?*+-/|.;');
+
+function charSet(chars: string): Uint8Array {
+  const set = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1;
+  return set;
+}
+
 const isIdStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 /** Suffix identifier chars: letters, digits, `_ $ . -`. */
 const isSuffixChar = (c: number): boolean => isIdStart(c) || isDigit(c) || c === 36 || c === 46 || c === 45;
 const isBareChar = (c: number): boolean => isIdStart(c) || isDigit(c) || c === 36 || c === 46;
@@ -134,7 +144,7 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
       i++;
       if (c === 48 && text.charCodeAt(i) === 120) {
         i++;
-        while (i < to && /[0-9a-fA-F]/.test(text[i] ?? '')) i++;
+        while (i < to && isHexDigit(text.charCodeAt(i))) i++;
       } else {
         while (i < to && isDigit(text.charCodeAt(i))) i++;
         if (text.charCodeAt(i) === 46) { i++; while (i < to && isDigit(text.charCodeAt(i))) i++; }
@@ -148,7 +158,7 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
       continue;
     }
     if (c === 45 && text.charCodeAt(i + 1) === 62) { i += 2; push(Tok.arrow, s, i, 0); continue; }
-    if (c < 128 && '()[]{}<>,:=?*+-/|.;'.includes(String.fromCharCode(c))) { i++; push(Tok.punct, s, i, c); continue; }
+    if (c < 128 && PUNCT_CHARS[c] === 1) { i++; push(Tok.punct, s, i, c); continue; }
     i++;
     push(Tok.bad, s, i, c);
   }

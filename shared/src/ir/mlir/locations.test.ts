@@ -17,7 +17,7 @@ function sourceOf(text: string, name: string): unknown {
     }
     return undefined;
   };
-  return new LocResolver(text, chunk.locAliases).resolve(find(chunk.ops)?.loc);
+  return new LocResolver(text, chunk).resolve(find(chunk.ops)?.loc);
 }
 
 describe('MLIR locations', () => {

@@ -1,5 +1,8 @@
 import type { SourceRef, Span } from '../types';
-import { lexMlir, Tok, type MlirTokens } from './lexer';
+import type { MlirChunk } from './ast';
+import { Tok, type MlirTokens } from './lexer';
+
+const { hash: HASH, string: STRING, number: NUMBER, ident: IDENT, punct: PUNCT, eof: EOF } = Tok;
 
 /**
  * Resolves `loc(…)` expressions as `as_text(debug_info=True)` prints them, through `#locN`
@@ -12,10 +15,17 @@ export class LocResolver {
   private readonly memo = new Map<string, SourceRef>();
   private readonly resolving = new Set<string>();
 
+  private readonly aliases: ReadonlyMap<string, Span>;
+  private readonly t: MlirTokens;
+
+  /** Resolves locations of `chunk`, whose tokens were read from `text`. */
   constructor(
     private readonly text: string,
-    private readonly aliases: ReadonlyMap<string, Span>,
-  ) {}
+    chunk: Pick<MlirChunk, 'locAliases' | 'tokens'>,
+  ) {
+    this.aliases = chunk.locAliases;
+    this.t = chunk.tokens;
+  }
 
   /** Source of the `loc(…)` at `span`; empty when it says nothing. */
   resolve(span: Span | undefined): SourceRef {
@@ -27,11 +37,23 @@ export class LocResolver {
       this.alias(text.slice(4, -1), ref);
       return ref;
     }
-    const t = lexMlir(this.text, span.from, span.to);
     const ref: Mutable = {};
-    // t: `loc` `(` expr `)`
-    this.expr(t, 2, ref);
+    const i = this.tokenAt(span.from);
+    // tokens at i: `loc` `(` expr `)`
+    if (i >= 0) this.expr(this.t, i + 2, ref);
     return ref;
+  }
+
+  /** Index of the token starting at `offset`, or -1. */
+  private tokenAt(offset: number): number {
+    let lo = 0;
+    let hi = this.t.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.t.start[mid] ?? 0) < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.t.start[lo] === offset ? lo : -1;
   }
 
   private alias(name: string, into: Mutable): void {
@@ -57,20 +79,20 @@ export class LocResolver {
     if (depth > 64) return t.count;
     const k = t.kind[i];
     const s = this.text.slice(t.start[i], t.end[i]);
-    if (k === Tok.hash) {
+    if (k === HASH) {
       this.alias(s, ref);
       return i + 1;
     }
-    if (k === Tok.string) {
+    if (k === STRING) {
       const str = unquote(s);
-      if (punct(t, i + 1) === 58 && t.kind[i + 2] === Tok.number) {
+      if (punct(t, i + 1) === 58 && t.kind[i + 2] === NUMBER) {
         if (ref.file === undefined) {
           ref.file = str;
           ref.line = Number(this.text.slice(t.start[i + 2], t.end[i + 2]));
-          if (punct(t, i + 3) === 58 && t.kind[i + 4] === Tok.number) ref.column = Number(this.text.slice(t.start[i + 4], t.end[i + 4]));
+          if (punct(t, i + 3) === 58 && t.kind[i + 4] === NUMBER) ref.column = Number(this.text.slice(t.start[i + 4], t.end[i + 4]));
         }
         let j = i + 3;
-        while (j < t.count && t.kind[j] !== Tok.eof && punct(t, j) !== 41 && punct(t, j) !== 44 && punct(t, j) !== 93 && !isWord(this.text, t, j, 'at')) j++;
+        while (j < t.count && t.kind[j] !== EOF && punct(t, j) !== 41 && punct(t, j) !== 44 && punct(t, j) !== 93 && !isWord(this.text, t, j, 'at')) j++;
         return j;
       }
       if (ref.opName === undefined) ref.opName = str;
@@ -87,11 +109,11 @@ export class LocResolver {
     }
     if (isWord(this.text, t, i, 'fused')) {
       let j = i + 1;
-      if (punct(t, j) === 60) while (j < t.count && t.kind[j] !== Tok.eof && punct(t, j) !== 62) j++;
+      if (punct(t, j) === 60) while (j < t.count && t.kind[j] !== EOF && punct(t, j) !== 62) j++;
       if (punct(t, j) === 62) j++;
       if (punct(t, j) !== 91) return j;
       j++;
-      while (j < t.count && t.kind[j] !== Tok.eof && punct(t, j) !== 93) {
+      while (j < t.count && t.kind[j] !== EOF && punct(t, j) !== 93) {
         const next = this.expr(t, j, ref, depth + 1);
         j = next > j ? next : j + 1;
         if (punct(t, j) === 44) j++;
@@ -110,11 +132,11 @@ interface Mutable {
 }
 
 function punct(t: MlirTokens, i: number): number {
-  return t.kind[i] === Tok.punct ? (t.code[i] ?? 0) : -1;
+  return t.kind[i] === PUNCT ? (t.code[i] ?? 0) : -1;
 }
 
 function isWord(text: string, t: MlirTokens, i: number, w: string): boolean {
-  return t.kind[i] === Tok.ident && text.slice(t.start[i], t.end[i]) === w;
+  return t.kind[i] === IDENT && text.slice(t.start[i], t.end[i]) === w;
 }
 
 /** `"a\22b"` → `a"b`: MLIR strings escape with two hex digits. */

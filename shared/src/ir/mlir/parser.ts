@@ -1,8 +1,11 @@
 import type { Diagnostic, ParseResult, Span } from '../types';
 import type { MlirArgument, MlirAttribute, MlirBlock, MlirChunk, MlirFile, MlirName, MlirOperation, MlirRegion } from './ast';
 import { LineIndex } from './lines';
-import { lexMlir, Tok, type MlirTokens } from './lexer';
+import { lexMlir, Tok } from './lexer';
+import { TokenCursor } from './cursor';
+import { matchClose, signature, splitGroup } from './signature';
 
+const { eof: EOF, percent: PERCENT, at: AT, caret: CARET, hash: HASH, bang: BANG, ident: IDENT, number: NUMBER, string: STRING, arrow: ARROW, punct: PUNCT, bad: BAD } = Tok;
 const C = { lparen: 40, rparen: 41, lbrack: 91, rbrack: 93, lbrace: 123, rbrace: 125, lt: 60, gt: 62, comma: 44, colon: 58, eq: 61 } as const;
 
 /** Ops without a dialect prefix that start a statement in pretty form. */
@@ -33,27 +36,25 @@ export function splitChunks(text: string): Array<[number, number]> {
 }
 
 /** Recursive-descent parser over the tokens of one chunk. */
-class ChunkParser {
-  private readonly t: MlirTokens;
-  private p = 0;
+class ChunkParser extends TokenCursor {
   private readonly aliases = new Map<string, Span>();
 
   constructor(
-    private readonly text: string,
+    text: string,
     private readonly from: number,
-    private readonly to: number,
+    to: number,
     private readonly lines: LineIndex,
-    private readonly diagnostics: Diagnostic[],
+    diagnostics: Diagnostic[],
   ) {
-    this.t = lexMlir(text, from, to);
+    super(text, lexMlir(text, from, to), to, diagnostics);
     for (const s of this.t.unterminated) this.error(s, Math.min(this.lineEnd(s), to), 'unterminated string');
   }
 
   /** chunk := (alias-def | operation)* */
   parseChunk(): MlirChunk {
     const ops: MlirOperation[] = [];
-    while (this.kind() !== Tok.eof) {
-      if ((this.kind() === Tok.hash || this.kind() === Tok.bang) && this.isPunct(C.eq, 1)) {
+    while (this.kind() !== EOF) {
+      if ((this.kind() === HASH || this.kind() === BANG) && this.isPunct(C.eq, 1)) {
         this.parseAliasDef();
         continue;
       }
@@ -64,13 +65,13 @@ class ChunkParser {
       }
       this.pushOp(ops);
     }
-    return { from: this.from, to: this.to, ops, locAliases: this.aliases };
+    return { from: this.from, to: this.to, ops, locAliases: this.aliases, tokens: this.t };
   }
 
   /** alias-def := `#name` `=` attribute | `!name` `=` type */
   private parseAliasDef(): void {
     const name = this.tokText();
-    const isLoc = this.kind() === Tok.hash;
+    const isLoc = this.kind() === HASH;
     this.p += 2;
     const s = this.start();
     if (isLoc && this.isIdent('loc') && this.isPunct(C.lparen, 1)) {
@@ -98,10 +99,10 @@ class ChunkParser {
     const s = this.start();
     const first = this.p;
     const results: MlirName[] = [];
-    while (this.kind() === Tok.percent) {
+    while (this.kind() === PERCENT) {
       const r = { name: this.tokText(), from: this.start(), to: this.end() };
       this.p++;
-      if (this.isPunct(C.colon) && this.kind(1) === Tok.number) {
+      if (this.isPunct(C.colon) && this.kind(1) === NUMBER) {
         const n = Math.min(Number(this.tokText(1)), 4096);
         for (let i = 0; i < n; i++) results.push({ ...r, name: `${r.name}#${i}` });
         this.p += 2;
@@ -118,12 +119,12 @@ class ChunkParser {
       this.p++;
     }
     const k = this.kind();
-    if (k !== Tok.ident && k !== Tok.string) {
+    if (k !== IDENT && k !== STRING) {
       if (results.length > 0 || first !== this.p) this.error(this.start(), this.end(), 'expected an operation name');
       if (this.p === first) return undefined;
       return undefined;
     }
-    const generic = k === Tok.string;
+    const generic = k === STRING;
     const nameText = this.tokText();
     const name = generic ? nameText.slice(1, -1) : nameText;
     const line = this.lines.lineOf(this.start());
@@ -145,9 +146,9 @@ class ChunkParser {
     const bodyStart = this.p;
     for (;;) {
       const k = this.kind();
-      if (k === Tok.eof) break;
+      if (k === EOF) break;
       if (depth === 0 && this.p > bodyStart && this.t.newline[this.p] === 1 && this.startsStatement()) break;
-      if (k === Tok.punct) {
+      if (k === PUNCT) {
         const c = this.t.code[this.p] ?? 0;
         if (c === C.rbrace) {
           if (depth > 0) this.error(this.start(), this.end(), "unbalanced '}' inside an operation");
@@ -158,7 +159,7 @@ class ChunkParser {
           else this.parseAttrDict(attributes);
           continue;
         }
-        if (c === C.lparen && this.kind(1) === Tok.percent && this.isPunct(C.colon, 2)) {
+        if (c === C.lparen && this.kind(1) === PERCENT && this.isPunct(C.colon, 2)) {
           this.parseArgList(args);
           continue;
         }
@@ -173,109 +174,27 @@ class ChunkParser {
         this.p++;
         continue;
       }
-      if (k === Tok.arrow && depth === 0) arrow = this.p;
-      else if (k === Tok.percent) {
+      if (k === ARROW && depth === 0) arrow = this.p;
+      else if (k === PERCENT) {
         const item = { name: this.tokText(), from: this.start(), to: this.end() };
         if (this.isPunct(C.eq, 1) && depth > 0) args.push({ ...item, type: '' });
         else operands.push(item);
-      } else if (k === Tok.at && depth === 0 && symbol === undefined) symbol = this.tokText();
-      else if (k === Tok.ident && depth === 0 && this.isPunct(C.lparen, 1) && this.tokText() === 'loc') {
+      } else if (k === AT && depth === 0 && symbol === undefined) symbol = this.tokText();
+      else if (k === IDENT && depth === 0 && this.isPunct(C.lparen, 1) && this.tokText() === 'loc') {
         const ls = this.start();
         this.p++;
         this.skipBalanced();
         loc = { from: ls, to: this.t.end[this.p - 1] ?? ls };
         continue;
-      } else if (k === Tok.ident && depth === 0 && this.isPunct(C.eq, 1)) {
+      } else if (k === IDENT && depth === 0 && this.isPunct(C.eq, 1)) {
         this.parsePrettyAttr(attributes);
         continue;
-      } else if (k === Tok.bad) this.error(this.start(), this.end(), `unexpected character '${this.tokText()}'`);
+      } else if (k === BAD) this.error(this.start(), this.end(), `unexpected character '${this.tokText()}'`);
       this.p++;
     }
     const e = this.p > bodyStart ? (this.t.end[this.p - 1] ?? s) : (this.t.end[bodyStart - 1] ?? s);
-    const sig = this.signature(name, colon, arrow);
+    const sig = signature(this.t, this.text, name, colon, arrow);
     return { from: s, to: e, name, generic, line, results, operands, symbol, args, attributes, regions, resultTypes: sig.results, operandTypes: sig.operands, loc };
-  }
-
-  /** Operand and result types from the trailing `: (…) -> …` or `: T`, or a function's `-> …`. */
-  private signature(name: string, colon: number, arrow: number): { operands: string[]; results: string[] } {
-    const isFunc = name === 'func.func' || name === 'func';
-    if (isFunc) return { operands: [], results: arrow >= 0 && (colon < 0 || arrow > colon) ? this.typeList(arrow + 1).types : [] };
-    if (colon < 0) return { operands: [], results: [] };
-    const list = this.typeList(colon + 1);
-    if (list.arrowAt < 0) return { operands: [], results: list.types };
-    const after = this.typeList(list.arrowAt + 1);
-    return { operands: list.types, results: after.types };
-  }
-
-  /**
-   * type-list := type (`,` type)* with `(…)` groups flattened; stops at the first token that
-   * cannot continue it (`{`, `loc`, a keyword like `cond`). `arrowAt` is a following `->`.
-   */
-  private typeList(at: number): { types: string[]; arrowAt: number } {
-    const types: string[] = [];
-    let i = at;
-    for (;;) {
-      const k = this.t.kind[i];
-      if (k === Tok.punct && this.t.code[i] === C.lparen) {
-        const close = this.matchClose(i);
-        this.splitGroup(i + 1, close, types);
-        i = close + 1;
-      } else if (k === Tok.ident || k === Tok.bang || k === Tok.hash) {
-        if (this.t.kind[i] === Tok.ident && this.text.slice(this.t.start[i], this.t.end[i]) === 'loc') break;
-        const s = this.t.start[i] ?? 0;
-        let e = this.t.end[i] ?? s;
-        i++;
-        if (this.t.kind[i] === Tok.punct && this.t.code[i] === C.lt && this.t.start[i] === e) {
-          const close = this.matchClose(i);
-          e = this.t.end[close] ?? e;
-          i = close + 1;
-        }
-        types.push(this.text.slice(s, e));
-      } else break;
-      if (this.t.kind[i] === Tok.punct && this.t.code[i] === C.comma) { i++; continue; }
-      return { types, arrowAt: this.t.kind[i] === Tok.arrow ? i : -1 };
-    }
-    return { types, arrowAt: -1 };
-  }
-
-  /** Splits tokens `[from, to)` at depth-0 commas, dropping `{…}` attribute dicts and `loc(…)`. */
-  private splitGroup(from: number, to: number, out: string[]): void {
-    let depth = 0;
-    let s = -1;
-    let e = -1;
-    let stop = false;
-    const flush = (): void => {
-      if (s >= 0) out.push(this.text.slice(s, e));
-      s = -1; e = -1; stop = false;
-    };
-    for (let i = from; i < to; i++) {
-      const k = this.t.kind[i];
-      const c = k === Tok.punct ? (this.t.code[i] ?? 0) : 0;
-      if (depth === 0 && c === C.comma) { flush(); continue; }
-      if (depth === 0 && (c === C.lbrace || (k === Tok.ident && this.text.slice(this.t.start[i], this.t.end[i]) === 'loc'))) stop = true;
-      if (c === C.lparen || c === C.lbrack || c === C.lt || c === C.lbrace) depth++;
-      else if ((c === C.rparen || c === C.rbrack || c === C.gt || c === C.rbrace) && depth > 0) depth--;
-      if (stop) continue;
-      if (s < 0) s = this.t.start[i] ?? 0;
-      e = this.t.end[i] ?? 0;
-    }
-    flush();
-  }
-
-  /** Index of the token closing the bracket at `i` (or the last token before eof). */
-  private matchClose(i: number): number {
-    let depth = 0;
-    for (let j = i; j < this.t.count; j++) {
-      if (this.t.kind[j] === Tok.eof) return j - 1;
-      if (this.t.kind[j] !== Tok.punct) continue;
-      const c = this.t.code[j];
-      if (c === C.lparen || c === C.lbrack || c === C.lt || c === C.lbrace) depth++;
-      else if (c === C.rparen || c === C.rbrack || c === C.gt || c === C.rbrace) {
-        depth--;
-        if (depth <= 0) return j;
-      }
-    }
-    return this.t.count - 1;
   }
 
   /** region := `{` block* `}`; block := (`^label` (`(` arg-list `)`)? `:`)? operation* */
@@ -292,7 +211,7 @@ class ChunkParser {
     };
     for (;;) {
       const k = this.kind();
-      if (k === Tok.eof) {
+      if (k === EOF) {
         this.error(s, s + 1, "region is not closed: missing '}'");
         close(this.to);
         return { from: s, to: this.to, blocks };
@@ -302,7 +221,7 @@ class ChunkParser {
         this.p++;
         return { from: s, to: this.t.end[this.p - 1] ?? s, blocks };
       }
-      if (k === Tok.caret) {
+      if (k === CARET) {
         close(this.start());
         bs = this.start();
         label = this.tokText();
@@ -320,10 +239,10 @@ class ChunkParser {
 
   /** arg-list := `(` (`%name` `:` type attr-dict? loc? (`,` …)*)? `)` */
   private parseArgList(args: MlirArgument[]): void {
-    const close = this.matchClose(this.p);
+    const close = matchClose(this.t, this.p);
     this.p++;
     while (this.p < close) {
-      if (this.kind() === Tok.percent && this.isPunct(C.colon, 1)) {
+      if (this.kind() === PERCENT && this.isPunct(C.colon, 1)) {
         const s = this.start();
         const name = this.tokText();
         this.p += 2;
@@ -332,16 +251,16 @@ class ChunkParser {
         let depth = 0;
         let loc: Span | undefined;
         while (end < close) {
-          const c = this.t.kind[end] === Tok.punct ? this.t.code[end] : 0;
+          const c = this.t.kind[end] === PUNCT ? this.t.code[end] : 0;
           if (depth === 0 && c === C.comma) break;
           if (c === C.lparen || c === C.lbrack || c === C.lt || c === C.lbrace) depth++;
           else if (c === C.rparen || c === C.rbrack || c === C.gt || c === C.rbrace) depth--;
           end++;
         }
-        this.splitGroup(this.p, end, types);
+        splitGroup(this.t, this.text, this.p, end, types);
         for (let i = this.p; i < end; i++) {
-          if (this.t.kind[i] === Tok.ident && this.text.slice(this.t.start[i], this.t.end[i]) === 'loc') {
-            loc = { from: this.t.start[i] ?? 0, to: this.t.end[this.matchClose(i + 1)] ?? 0 };
+          if (this.t.kind[i] === IDENT && this.text.slice(this.t.start[i], this.t.end[i]) === 'loc') {
+            loc = { from: this.t.start[i] ?? 0, to: this.t.end[matchClose(this.t, i + 1)] ?? 0 };
             break;
           }
         }
@@ -354,13 +273,13 @@ class ChunkParser {
 
   /** attr-dict := `{` (key (`=` value)? (`,` …)*)? `}` */
   private parseAttrDict(out: MlirAttribute[]): void {
-    const close = this.matchClose(this.p);
+    const close = matchClose(this.t, this.p);
     this.p++;
     while (this.p < close) {
       const k = this.kind();
-      if (k === Tok.ident || k === Tok.string || k === Tok.hash) {
+      if (k === IDENT || k === STRING || k === HASH) {
         const s = this.start();
-        const key = k === Tok.string ? this.tokText().slice(1, -1) : this.tokText();
+        const key = k === STRING ? this.tokText().slice(1, -1) : this.tokText();
         this.p++;
         let value = '';
         let e = this.t.end[this.p - 1] ?? s;
@@ -386,12 +305,12 @@ class ChunkParser {
     const vs = this.start();
     const before = this.p;
     let depth = 0;
-    while (this.kind() !== Tok.eof) {
-      const c = this.kind() === Tok.punct ? (this.t.code[this.p] ?? 0) : 0;
+    while (this.kind() !== EOF) {
+      const c = this.kind() === PUNCT ? (this.t.code[this.p] ?? 0) : 0;
       if (depth === 0 && this.p > before) {
         if (c === C.comma || c === C.colon || c === C.lbrace || c === C.rbrace) break;
         if (this.t.newline[this.p] === 1 && this.startsStatement()) break;
-        if (this.kind() === Tok.ident && this.isPunct(C.lparen, 1) && this.tokText() === 'loc') break;
+        if (this.kind() === IDENT && this.isPunct(C.lparen, 1) && this.tokText() === 'loc') break;
       }
       if (depth === 0 && this.p === before && (c === C.comma || c === C.rbrace)) break;
       if (c === C.lparen || c === C.lbrack || c === C.lt || c === C.lbrace) depth++;
@@ -409,8 +328,8 @@ class ChunkParser {
   private skipValue(inDict: boolean, limit = this.t.count): void {
     let depth = 0;
     const before = this.p;
-    while (this.p < limit && this.kind() !== Tok.eof) {
-      const c = this.kind() === Tok.punct ? (this.t.code[this.p] ?? 0) : 0;
+    while (this.p < limit && this.kind() !== EOF) {
+      const c = this.kind() === PUNCT ? (this.t.code[this.p] ?? 0) : 0;
       if (depth === 0 && inDict && c === C.comma) return;
       if (!inDict && depth === 0 && this.p > before && this.t.newline[this.p] === 1) return;
       if (c === C.lparen || c === C.lbrack || c === C.lt || c === C.lbrace) depth++;
@@ -422,27 +341,18 @@ class ChunkParser {
     }
   }
 
-  /** Skips from an opening bracket past its matching close. */
-  private skipBalanced(): void {
-    const close = this.matchClose(this.p);
-    if (this.t.kind[close + 1] === Tok.eof && !(this.t.kind[close] === Tok.punct)) {
-      this.error(this.start(), this.end(), 'unclosed bracket');
-    }
-    this.p = close + 1;
-  }
-
   /** Decides whether the `{` at the cursor opens a region (true) or an attribute dictionary. */
   private looksLikeRegion(): boolean {
     const k = this.kind(1);
-    if (k === Tok.punct && this.t.code[this.p + 1] === C.rbrace) return false;
-    if (k === Tok.caret || k === Tok.percent) return true;
-    if (k === Tok.number) return false;
-    if (k === Tok.ident || k === Tok.string || k === Tok.hash) {
+    if (k === PUNCT && this.t.code[this.p + 1] === C.rbrace) return false;
+    if (k === CARET || k === PERCENT) return true;
+    if (k === NUMBER) return false;
+    if (k === IDENT || k === STRING || k === HASH) {
       if (this.isPunct(C.eq, 2)) return false;
       if ((this.isPunct(C.comma, 2) || this.isPunct(C.rbrace, 2)) && this.t.newline[this.p + 1] === 0) return false;
       return true;
     }
-    return k !== Tok.punct;
+    return k !== PUNCT;
   }
 
   /** At a line start outside brackets: does this token begin a new operation? */
@@ -451,12 +361,12 @@ class ChunkParser {
     if (prev >= 0) {
       const pk = this.t.kind[prev];
       const pc = this.t.code[prev];
-      if (pk === Tok.arrow || (pk === Tok.punct && (pc === C.comma || pc === C.eq || pc === C.colon || pc === C.lparen || pc === C.lbrack || pc === C.lbrace || pc === C.lt))) return false;
+      if (pk === ARROW || (pk === PUNCT && (pc === C.comma || pc === C.eq || pc === C.colon || pc === C.lparen || pc === C.lbrack || pc === C.lbrace || pc === C.lt))) return false;
     }
     const k = this.kind();
-    if (k === Tok.percent || k === Tok.caret || k === Tok.string) return true;
-    if (k === Tok.hash || k === Tok.bang) return this.isPunct(C.eq, 1);
-    if (k === Tok.ident) {
+    if (k === PERCENT || k === CARET || k === STRING) return true;
+    if (k === HASH || k === BANG) return this.isPunct(C.eq, 1);
+    if (k === IDENT) {
       if (this.isPunct(C.eq, 1)) return false;
       const s = this.tokText();
       return s.includes('.') || BARE_OPS.has(s);
@@ -464,43 +374,9 @@ class ChunkParser {
     return false;
   }
 
-  private skipLine(from: number): void {
-    this.p = Math.max(this.p, from + 1);
-    while (this.kind() !== Tok.eof && this.t.newline[this.p] !== 1) this.p++;
-  }
 
-  private lineEnd(offset: number): number {
-    const i = this.text.indexOf('\n', offset);
-    return i < 0 ? this.text.length : i;
-  }
 
-  private kind(ahead = 0): number {
-    return this.t.kind[Math.min(this.p + ahead, this.t.count - 1)] ?? Tok.eof;
-  }
 
-  private isPunct(code: number, ahead = 0): boolean {
-    const i = Math.min(this.p + ahead, this.t.count - 1);
-    return this.t.kind[i] === Tok.punct && this.t.code[i] === code;
-  }
 
-  private isIdent(s: string): boolean {
-    return this.kind() === Tok.ident && this.tokText() === s;
-  }
 
-  private start(): number {
-    return this.t.start[Math.min(this.p, this.t.count - 1)] ?? this.to;
-  }
-
-  private end(): number {
-    return this.t.end[Math.min(this.p, this.t.count - 1)] ?? this.to;
-  }
-
-  private tokText(ahead = 0): string {
-    const i = Math.min(this.p + ahead, this.t.count - 1);
-    return this.text.slice(this.t.start[i], this.t.end[i]);
-  }
-
-  private error(from: number, to: number, message: string): void {
-    this.diagnostics.push({ severity: 'error', message, from, to: Math.max(from, to) });
-  }
 }

@@ -25,7 +25,7 @@ export function indexStablehlo(text: string): Analysis {
   const ix = new Indexer(lines);
   const outline: OutlineEntry[] = [];
   for (const chunk of parsed.ast.chunks) {
-    ix.locs = new LocResolver(text, chunk.locAliases);
+    ix.locs = new LocResolver(text, chunk);
     for (const op of chunk.ops) ix.top(op, outline);
   }
   return {
@@ -43,6 +43,8 @@ class Indexer {
   readonly problems: Diagnostic[] = [];
   locs: LocResolver | undefined;
   private types = new Map<string, string>();
+  /** Bytes per type text: real dumps repeat a few hundred types over many thousand values. */
+  private readonly bytes = new Map<string, number>();
 
   constructor(private readonly lines: LineIndex) {}
 
@@ -135,8 +137,12 @@ class Indexer {
 
   private value(v: { name: string; from: number; to: number } | MlirArgument, scope: string, type: string, line = this.lines.lineOf(v.from)): void {
     this.types.set(v.name, type);
-    const parsed = parseMlirType(type);
-    const bytes = parsed === undefined ? 0 : isArrayType(parsed) ? arrayBytes(parsed.dtype, parsed.dims) : valueBytes(parsed);
+    let bytes = this.bytes.get(type);
+    if (bytes === undefined) {
+      const parsed = parseMlirType(type);
+      bytes = parsed === undefined ? 0 : isArrayType(parsed) ? arrayBytes(parsed.dtype, parsed.dims) : valueBytes(parsed);
+      this.bytes.set(type, bytes);
+    }
     this.values.push({ from: v.from, to: v.to, name: v.name, scope, line, type, bytes });
   }
 
