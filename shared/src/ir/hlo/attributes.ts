@@ -80,25 +80,33 @@ export function parseMetadata(s: Scanner): HloMetadata | undefined {
     if (s.eat(Ch.rbrace)) return m;
     if (s.eat(Ch.comma)) continue;
     const keyAt = s.pos;
-    const key = s.name();
-    if (!key || !s.eat(Ch.eq)) {
+    // Keys are matched in place: every instruction of a compiled dump carries metadata.
+    if (s.keyword('op_name')) m.opName = quoted(s);
+    else if (s.keyword('source_file')) m.sourceFile = quoted(s);
+    else if (s.keyword('source_line')) m.sourceLine = integer(s);
+    else if (s.keyword('stack_frame_id')) m.stackFrameId = integer(s);
+    else if (s.keyword('op_type')) m.opType = quoted(s);
+    else if (s.skipName() > 0 && s.eat(Ch.eq)) s.skipValue();
+    else {
       s.error(keyAt, s.pos + 1, 'metadata: expected key=value');
       s.skipValue();
       s.eat(Ch.rbrace);
       return m;
     }
-    if (s.peek() === Ch.quote) {
-      const v = s.string();
-      if (key === 'op_name') m.opName = v;
-      else if (key === 'source_file') m.sourceFile = v;
-      else if (key === 'op_type') m.opType = v;
-    } else if (key === 'source_line' || key === 'stack_frame_id') {
-      const n = s.integer();
-      if (n < 0) s.skipValue();
-      else if (key === 'source_line') m.sourceLine = n;
-      else m.stackFrameId = n;
-    } else {
-      s.skipValue();
-    }
   }
+}
+
+/** A `"…"` value, or undefined (skipping the value) when it is not a string. */
+function quoted(s: Scanner): string | undefined {
+  if (s.peek() === Ch.quote) return s.string();
+  s.skipValue();
+  return undefined;
+}
+
+/** An unsigned integer value, or undefined (skipping the value) when it is not one. */
+function integer(s: Scanner): number | undefined {
+  const n = s.integer();
+  if (n >= 0) return n;
+  s.skipValue();
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { HloDotDims, HloInstruction, HloMetadata } from './ast';
 import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
 import { Ch, isNameChar, type Scanner } from './scanner';
-import { parseShape } from './shape';
+import { parseShape, skipShape } from './shape';
 
 const NO_SHAPE = { type: { tuple: [] }, bytes: 0 } as const;
 
@@ -160,9 +160,7 @@ function parseOperands(s: Scanner): string[] {
       return out;
     }
     if (startsShape(s)) {
-      if (!parseShape(s)) {
-        s.skipValue();
-      }
+      skipShape(s);
       s.skipTrivia();
     }
     const name = s.name();

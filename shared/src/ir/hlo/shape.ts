@@ -127,3 +127,18 @@ function withLayout(s: Scanner, dtype: string, dims: number[]): ArrayType {
   }
   return { dtype, dims };
 }
+
+/**
+ * Moves past a shape without building it (operand types repeat what their instructions say):
+ * `f32[2,3]{1,0}`, `(f32[], s32[])`, `b(f32[])`.
+ */
+export function skipShape(s: Scanner): void {
+  if (s.peek() === Ch.lparen) {
+    s.skipGroup();
+    return;
+  }
+  s.skipName();
+  const c = s.peek();
+  if (c === Ch.lparen || c === Ch.lbracket) s.skipGroup();
+  if (startsLayout(s)) s.skipGroup();
+}
