@@ -20,6 +20,10 @@ export interface Limits {
   readonly requestBytes: number;
   /** Largest dump a document upload may carry; default 64 MiB. */
   readonly documentBytes: number;
+  /** Bytes queued for one socket beyond which it is dropped (it reconnects and resyncs); default 64 MiB. */
+  readonly sendBufferBytes: number;
+  /** Seconds between pings; a socket that missed the last pong is dropped. Default 30. */
+  readonly pingSeconds: number;
 }
 
 /** Everything the server needs to start. `loadConfig` builds it from the environment. */
@@ -54,6 +58,8 @@ export const DEFAULT_LIMITS: Limits = {
   roomBytes: 64 * 1024 * 1024,
   requestBytes: 1024 * 1024,
   documentBytes: 64 * 1024 * 1024,
+  sendBufferBytes: 64 * 1024 * 1024,
+  pingSeconds: 30,
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -90,7 +96,7 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * `SEAM_WEB_DIR`, `SEAM_IDLE_UNLOAD_S`, `SEAM_COMPACT_COUNT`, `SEAM_COMPACT_BYTES`, `SEAM_LOG_LEVEL`,
  * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
  * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
- * `SEAM_DOCUMENT_BYTES`. Throws `ConfigError` for a value it cannot use.
+ * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const d = DEFAULT_CONFIG;
@@ -118,6 +124,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomBytes: int(env, 'SEAM_ROOM_BYTES', l.roomBytes, 1024),
       requestBytes: int(env, 'SEAM_REQUEST_BYTES', l.requestBytes, 1024),
       documentBytes: int(env, 'SEAM_DOCUMENT_BYTES', l.documentBytes, 1024),
+      sendBufferBytes: int(env, 'SEAM_SEND_BUFFER_BYTES', l.sendBufferBytes, 1024),
+      pingSeconds: int(env, 'SEAM_PING_S', l.pingSeconds, 1),
     },
   };
 }

@@ -175,3 +175,20 @@ describe('configured limits', () => {
     expect(((await listed.json()) as { documents: unknown[] }).documents).toEqual([]);
   });
 });
+
+describe('dead sockets', () => {
+  it('drops a socket that stops answering pings, and keeps one that answers', async () => {
+    const s2 = await startTestServer({ env: { SEAM_PING_S: '1' } });
+    try {
+      const r = await createRoom(s2);
+      const silent = rawSocket(s2, r.id, `token=${r.tokens.viewer}`, { autoPong: false });
+      const polite = connectClient(s2, r.id, r.tokens.viewer);
+      await Promise.all([silent.opened(), polite.synced()]);
+      expect((await silent.closed).code).toBe(1006);
+      expect(polite.closes).toEqual([]);
+      polite.destroy();
+    } finally {
+      await s2.close();
+    }
+  });
+});

@@ -70,9 +70,12 @@ export interface RawSocket {
   opened(): Promise<void>;
 }
 
-/** Opens a raw WebSocket to `/sync/:roomId` with the given query string (e.g. `token=…`). */
-export function rawSocket(server: Pick<TestServer, 'url'>, roomId: string, query: string): RawSocket {
-  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/sync/${roomId}?${query}`);
+/**
+ * Opens a raw WebSocket to `/sync/:roomId` with the given query string (e.g. `token=…`);
+ * `autoPong: false` makes it ignore the server's pings.
+ */
+export function rawSocket(server: Pick<TestServer, 'url'>, roomId: string, query: string, opts: { autoPong?: boolean } = {}): RawSocket {
+  const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/sync/${roomId}?${query}`, { autoPong: opts.autoPong ?? true });
   const received: Uint8Array[] = [];
   ws.on('message', (data: Buffer) => received.push(new Uint8Array(data)));
   ws.on('error', () => undefined);

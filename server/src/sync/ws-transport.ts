@@ -47,6 +47,20 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
   };
   server.on('upgrade', onUpgrade);
 
+  // Heartbeat: a socket that has not answered the previous ping is dead (e.g. a vanished laptop).
+  const alive = new WeakSet<WebSocket>();
+  const heartbeat = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (!alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.delete(ws);
+      ws.ping();
+    }
+  }, deps.limits.pingSeconds * 1000);
+  heartbeat.unref();
+
   const accept = (ws: WebSocket, roomId: string, url: URL, req: IncomingMessage): void => {
     const { store, rooms, metrics, limits, log } = deps;
     const reject = (code: CloseCode): void => {
@@ -54,6 +68,8 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
       ws.close(code, CLOSE_REASONS[code]);
     };
     ws.on('error', (err) => log.debug({ err: err.message, room: roomId }, 'socket error'));
+    alive.add(ws);
+    ws.on('pong', () => alive.add(ws));
     const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
     const hash = token ? hashToken(token) : undefined;
     const grant = hash && store.rooms.lookupToken(hash);
@@ -62,7 +78,10 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
     if (room.conns.size >= limits.connectionsPerRoom) return reject(CloseCode.roomFull);
     const socket = {
       send: (data: Uint8Array) => {
-        if (ws.readyState === ws.OPEN) ws.send(data);
+        if (ws.readyState !== ws.OPEN) return;
+        // A consumer this far behind is dropped; the stock client reconnects and resyncs.
+        if (ws.bufferedAmount > limits.sendBufferBytes) return ws.terminate();
+        ws.send(data);
       },
       close: (code: number, reason: string) => ws.close(code, reason),
     };
@@ -89,6 +108,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
   return {
     close: () => {
       server.off('upgrade', onUpgrade);
+      clearInterval(heartbeat);
       for (const ws of wss.clients) ws.terminate();
       wss.close();
     },
