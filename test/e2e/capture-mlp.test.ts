@@ -82,4 +82,11 @@ describe('capturing through the REST API with a real runner and real JAX', () =>
     honest.destroy();
     owner.destroy();
   });
+
+  // Last: the server closes a connection whose body it refused unread, so nothing may follow on it.
+  it('refuses a request body over 2 MiB with 413', async () => {
+    const huge = await requestCapture(s, { program: '#'.repeat(3 * 1024 * 1024), entry: 'f', args: [] });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error?.code).toBe('too_large');
+  });
 });

@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
-import { badRequest, forbidden, notFound } from '../errors';
+import { badRequest, forbidden, notFound, tooLarge } from '../errors';
 import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry, type JobRecord } from '../jobs/queue';
 
@@ -34,7 +35,9 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const app = new Hono();
   const role = (c: Context) => deps.roleOf(c, c.req.param('id') ?? '');
 
-  app.post('/api/rooms/:id/captures', async (c) => {
+  // A request is at most a 256 K-character program plus specs; 2 MiB leaves room for JSON escapes.
+  const limit = bodyLimit({ maxSize: 2 * 1024 * 1024, onError: () => { throw tooLarge('the capture request is larger than 2 MiB'); } });
+  app.post('/api/rooms/:id/captures', limit, async (c) => {
     const roomId = c.req.param('id');
     assertMayCapture(deps, roomId, role(c));
     let raw: unknown;
