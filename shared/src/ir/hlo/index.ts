@@ -5,7 +5,7 @@ import { collectDots } from './dots';
 import { ModuleGraph } from './graph';
 import { LineMap } from './line-map';
 import { parseHlo } from './parser';
-import { findSpills } from './spills';
+import { byTraffic, findSpills } from './spills';
 import { resolveFrame } from './stack-frames';
 
 export { parseHlo } from './parser';
@@ -38,10 +38,13 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
     }
     for (const scope of module.computations) indexComputation(scope, graph, module, lines, values, fusions, keys, diagnostics);
     collectDots(graph, lines, dots);
-    if (kind === DocumentKind.hloOpt) spills = spills.concat(findSpills(graph, lines));
+    if (kind === DocumentKind.hloOpt) {
+      const found = findSpills(graph, lines);
+      spills = spills.length === 0 ? found : spills.concat(found);
+    }
   }
   if (parsed.ast.modules.length === 0) diagnostics.push({ severity: 'info', message: 'no HLO module or computation in this text', from: 0, to: 0 });
-  if (spills.length > 1) spills.sort((a, b) => b.traffic - a.traffic || b.bytes - a.bytes);
+  if (parsed.ast.modules.length > 1) spills.sort(byTraffic);
   return { index: { kind, bytes: text.length, lines: lines.count, outline, values, dots, fusions, spills, keys }, diagnostics };
 }
 

@@ -27,7 +27,8 @@ interface Producer {
 
 interface Record {
   readonly producer: Producer;
-  readonly consumers: Set<string>;
+  /** Distinct consuming kernels; short lists, so an array beats a set. */
+  readonly consumers: string[];
   readonly bytes: number;
   readonly type: string;
 }
@@ -56,7 +57,12 @@ export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[]
         if (!read) continue;
         if (!PLUMBING.has(read.opcode)) {
           // The common case: a kernel reads another kernel's result directly.
-          note(direct, byPath, { ins: read, scope, path: NO_PATH }, ins.name, read);
+          const r = direct.get(read);
+          if (r) {
+            if (!r.consumers.includes(ins.name)) r.consumers.push(ins.name);
+          } else if (read !== ins) {
+            direct.set(read, { producer: { ins: read, scope, path: NO_PATH }, consumers: [ins.name], bytes: read.bytes, type: read.typeText });
+          }
           continue;
         }
         found.length = 0;
@@ -66,18 +72,23 @@ export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[]
     }
   }
   const out: SpillCandidate[] = [];
-  for (const records of [direct.values(), byPath.values()]) {
-    for (const r of records) {
-      const { ins, scope, path } = r.producer;
-      const consumers = [...r.consumers];
-      out.push({
-        producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
-        type: r.type, bytes: r.bytes, consumers, traffic: r.bytes * (1 + consumers.length),
-        ...(path.length > 0 ? { outputIndex: path } : {}),
-      });
-    }
-  }
-  return out.sort((a, b) => b.traffic - a.traffic || b.bytes - a.bytes || (a.producer < b.producer ? -1 : a.producer > b.producer ? 1 : 0));
+  for (const r of direct.values()) out.push(candidate(r, lines));
+  for (const r of byPath.values()) out.push(candidate(r, lines));
+  return out.sort(byTraffic);
+}
+
+function candidate(r: Record, lines: LineMap): SpillCandidate {
+  const { ins, scope, path } = r.producer;
+  const c: SpillCandidate = {
+    producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
+    type: r.type, bytes: r.bytes, consumers: r.consumers, traffic: r.bytes * (1 + r.consumers.length),
+  };
+  return path.length > 0 ? { ...c, outputIndex: path } : c;
+}
+
+/** Largest traffic first, then largest bytes, then by name so the order is stable. */
+export function byTraffic(a: SpillCandidate, b: SpillCandidate): number {
+  return b.traffic - a.traffic || b.bytes - a.bytes || (a.producer < b.producer ? -1 : a.producer > b.producer ? 1 : 0);
 }
 
 const NO_PATH: readonly number[] = [];
@@ -90,11 +101,11 @@ function note(direct: Map<HloInstruction, Record>, byPath: Map<string, Record>, 
     const element = p.path.length === 0 ? p.ins.type : typeAt(p.ins.type, p.path);
     const bytes = element ? valueBytes(element) : read.bytes;
     const type = p.path.length === 0 ? p.ins.typeText : element ? formatType(element) : read.typeText;
-    r = { producer: p, consumers: new Set(), bytes, type };
+    r = { producer: p, consumers: [], bytes, type };
     if (key === undefined) direct.set(p.ins, r);
     else byPath.set(key, r);
   }
-  r.consumers.add(consumer);
+  if (!r.consumers.includes(consumer)) r.consumers.push(consumer);
 }
 
 /** Prints a type without layout: `f32[8,8]`, `(f32[2], s32[])`. */
