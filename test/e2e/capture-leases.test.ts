@@ -49,7 +49,7 @@ describe('leases: a runner that disappears loses its job', () => {
     await a.saw(new RegExp(`running ${body.job.id} \\(attempt 1\\)`));
     const b = await startAgent(s.url, s.token('cpu-b').token, 'cpu-b');
     agents.push(b);
-    expect((await getJob(s, body.job.id)).status).toBe('running');
+    expect(await getJob(s, body.job.id)).toMatchObject({ status: 'running', runningOn: 'cpu-a' });
 
     orphans.push(...descendants(a.child.pid!));
     a.child.kill('SIGKILL');

@@ -54,6 +54,7 @@ export function toCaptureEntry(job: JobRecord): CaptureEntry {
     capture: request.capture, requestedBy: job.requestedBy, createdAt: job.createdAt, updatedAt: job.updatedAt,
     documents: job.documents,
     ...(request.runner !== undefined ? { runner: request.runner } : {}),
+    ...(job.status === 'running' && job.runnerName !== null ? { runningOn: job.runnerName } : {}),
     ...(job.phase !== null ? { phase: job.phase } : {}),
     ...(job.provenance !== null ? { provenance: job.provenance } : {}),
     ...(job.analyses !== null ? { analyses: job.analyses } : {}),

@@ -115,6 +115,8 @@ export interface CaptureEntry {
   readonly updatedAt: number;
   /** Runner name the request asked for, if any. */
   readonly runner?: string;
+  /** Name of the runner holding the job while it runs. */
+  readonly runningOn?: string;
   /** Latest progress line streamed by the runner while running (e.g. "compiling"). */
   readonly phase?: string;
   readonly provenance?: CaptureProvenance;
