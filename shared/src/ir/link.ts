@@ -14,7 +14,8 @@ const SKIP_OPS = new Set(['parameter']);
  * of that (same primitive on one source line) share their ops out in program order.
  */
 export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis): MappingRow[] {
-  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, typeOf(jaxpr, k)));
+  const jaxprTypes = typesOf(jaxpr);
+  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k)));
   assign(eqs, stablehlo, (e) => e.stablehlo);
   assign(eqs, hlo, (e) => e.hlo);
   return eqs.map((e) => ({ equation: e.key.name, primitive: e.key.op, scope: e.key.scope, line: e.key.line, source: e.key.source, stablehlo: e.stablehlo, hlo: e.hlo }));
@@ -64,13 +65,14 @@ function assign(eqs: readonly Equation[], layer: Analysis, into: (e: Equation) =
     if (list) list.push(e);
     else byLast.set(last, [e]);
   }
+  const types = typesOf(layer);
   const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
   for (const k of layer.index.keys) {
     if (!k.source.opName || SKIP_OPS.has(k.op)) continue;
     const path = k.source.opName.split('/');
     const candidates = byLast.get(path[path.length - 1] ?? '');
     if (!candidates) continue;
-    const shape = typeOf(layer, k);
+    const shape = shapeOf(types, k);
     let best = -1;
     let tied: Equation[] = [];
     for (const e of candidates) {
@@ -131,12 +133,17 @@ function sameDims(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
+/** Printed type of every value of a layer, by scope and name. */
+function typesOf(layer: Analysis): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of layer.index.values) out.set(`${v.scope}\u0000${v.name}`, v.type);
+  return out;
+}
+
 /** Result shape of a key, from the values of its layer (first result of multi-result ops). */
-function typeOf(layer: Analysis, key: CrossLayerKey): Shape | undefined {
-  const name = key.name.split(',')[0] ?? '';
-  const v = layer.index.values.find((x) => x.name === name && x.scope === key.scope);
-  if (!v) return undefined;
-  const t = v.type;
+function shapeOf(types: ReadonlyMap<string, string>, key: CrossLayerKey): Shape | undefined {
+  const t = types.get(`${key.scope}\u0000${key.name.split(',')[0] ?? ''}`);
+  if (t === undefined) return undefined;
   const arr = t.startsWith('tensor<') ? parseMlirType(t) : jaxprArrayType(t);
   if (!arr || !isArrayType(arr)) return undefined;
   return { dims: arr.dims, family: familyOf(arr.dtype) };

@@ -130,3 +130,12 @@ describe('jaxpr parser', () => {
     }
   });
 });
+
+describe('jaxpr parser limits', () => {
+  it('keeps sub-jaxprs nested past 256 levels as parameter text, with one error', () => {
+    const n = 5000;
+    const text = `${'{ lambda ; a. let b = p[x='.repeat(n)}{ lambda ; a. let in (a,) }${'] a in (b,) }'.repeat(n)}`;
+    const { diagnostics } = parseJaxpr(text);
+    expect(diagnostics.map((d) => d.message)).toEqual(['jaxprs nested deeper than 256 levels are not read']);
+  });
+});

@@ -7,6 +7,9 @@ const { eof: EOF, ident: IDENT, number: NUMBER, string: STRING, larrow: LARROW, 
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** Deepest sub-jaxpr nesting read; deeper ones stay parameter text, with an error. */
+const MAX_NESTING = 256;
+
 const EOF_TOKEN: JaxprToken = { kind: EOF, from: 0, to: 0, newline: true, space: true };
 
 /**
@@ -27,6 +30,7 @@ class JaxprParser {
   private readonly comments: readonly JaxprComment[];
   private readonly equations: Array<Mutable<JaxprEquation>> = [];
   private p = 0;
+  private depth = 0;
 
   constructor(
     private readonly text: string,
@@ -66,6 +70,15 @@ class JaxprParser {
 
   /** jaxpr := `{` `lambda` binders (`;` binders)* `.` `let` equation* `in` outs `}` */
   private parseJaxpr(name?: string): Jaxpr {
+    this.depth++;
+    try {
+      return this.parseJaxprBody(name);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private parseJaxprBody(name?: string): Jaxpr {
     const start = this.tok().from;
     this.p++;
     if (this.isWord('lambda')) this.p++;
@@ -200,11 +213,12 @@ class JaxprParser {
         const v = this.tok();
         if (v.kind === EOF) break;
         if (depth === 0 && (this.isPunct(']') || (v.kind === IDENT && this.isPunct('=', 1) && ve > vs))) break;
-        if (this.isPunct('{') && this.isWord('lambda', 1)) {
+        if (this.isPunct('{') && this.isWord('lambda', 1) && this.depth < MAX_NESTING) {
           jaxprs.push(this.parseJaxpr());
           ve = this.tokens[this.p - 1]?.to ?? ve;
           continue;
         }
+        if (depth === 0 && this.isPunct('{') && this.isWord('lambda', 1)) this.error(v.from, v.to, `jaxprs nested deeper than ${MAX_NESTING} levels are not read`);
         if (this.isPunct('(') || this.isPunct('[') || this.isPunct('{')) depth++;
         else if (this.isPunct(')') || this.isPunct(']') || this.isPunct('}')) depth--;
         if (depth < 0) {

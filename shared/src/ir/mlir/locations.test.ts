@@ -74,3 +74,11 @@ describe('MLIR types', () => {
     expect(parseMlirType('(tensor<f32>) -> tensor<f32>')).toBeUndefined();
   });
 });
+
+describe('MLIR location limits', () => {
+  it('resolves a long alias chain without exhausting the stack', () => {
+    const chain = Array.from({ length: 5000 }, (_, i) => `#loc${i + 1} = loc("n${i + 1}"(#loc${i}))`).join('\n');
+    const text = `#loc0 = loc("a.py":1:0)\n${chain}\nfunc.func @f(%a: tensor<f32>) {\n  %0 = stablehlo.abs %a : tensor<f32> loc(#loc5000)\n}\n`;
+    expect(sourceOf(text, 'stablehlo.abs')).toMatchObject({ opName: 'n5000' });
+  });
+});

@@ -60,7 +60,8 @@ export class LocResolver {
     let got = this.memo.get(name);
     if (!got) {
       const span = this.aliases.get(name);
-      if (!span || this.resolving.has(name)) return;
+      // a cycle, or a chain deeper than any printer writes: stop rather than exhaust the stack
+      if (!span || this.resolving.has(name) || this.resolving.size >= 64) return;
       this.resolving.add(name);
       got = this.resolve(span);
       this.resolving.delete(name);

@@ -154,3 +154,12 @@ describe('MLIR parser', () => {
     }
   });
 });
+
+describe('MLIR parser limits', () => {
+  it('skips regions nested past 256 levels with one error instead of exhausting the stack', () => {
+    const n = 5000;
+    const text = `func.func @f() {\n${'"a.b"() ({\n'.repeat(n)}${'})\n'.repeat(n)}}\n`;
+    const { diagnostics } = parseMlir(text);
+    expect(diagnostics.map((d) => d.message)).toEqual(['regions nested deeper than 256 levels are not read']);
+  });
+});

@@ -8,6 +8,9 @@ import { matchClose, signature, splitGroup } from './signature';
 const { eof: EOF, percent: PERCENT, at: AT, caret: CARET, hash: HASH, bang: BANG, ident: IDENT, number: NUMBER, string: STRING, arrow: ARROW, punct: PUNCT, bad: BAD } = Tok;
 const C = { lparen: 40, rparen: 41, lbrack: 91, rbrack: 93, lbrace: 123, rbrace: 125, lt: 60, gt: 62, comma: 44, colon: 58, eq: 61 } as const;
 
+/** Deepest region nesting read; deeper regions are skipped with an error. */
+const MAX_NESTING = 256;
+
 /** Ops without a dialect prefix that start a statement in pretty form. */
 const BARE_OPS = new Set(['return', 'module', 'func', 'call']);
 
@@ -38,6 +41,7 @@ export function splitChunks(text: string): Array<[number, number]> {
 /** Recursive-descent parser over the tokens of one chunk. */
 class ChunkParser extends TokenCursor {
   private readonly aliases = new Map<string, Span>();
+  private depth = 0;
 
   constructor(
     text: string,
@@ -155,7 +159,10 @@ class ChunkParser extends TokenCursor {
           break;
         }
         if (c === C.lbrace) {
-          if (this.looksLikeRegion()) regions.push(this.parseRegion());
+          if (this.looksLikeRegion()) {
+            if (this.depth < MAX_NESTING) regions.push(this.parseRegion());
+            else this.skipTooDeep();
+          }
           else this.parseAttrDict(attributes);
           continue;
         }
@@ -201,6 +208,22 @@ class ChunkParser extends TokenCursor {
   private parseRegion(): MlirRegion {
     const s = this.start();
     this.p++;
+    this.depth++;
+    try {
+      return this.parseBlocks(s);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Reports a region nested past `MAX_NESTING` and skips it, so deep input cannot exhaust the stack. */
+  private skipTooDeep(): void {
+    this.error(this.start(), this.end(), `regions nested deeper than ${MAX_NESTING} levels are not read`);
+    this.skipBalanced();
+  }
+
+  /** The blocks of a region whose `{` is consumed; `s` is its offset. */
+  private parseBlocks(s: number): MlirRegion {
     const blocks: MlirBlock[] = [];
     let label: string | undefined;
     let args: MlirArgument[] = [];

@@ -6,13 +6,14 @@ import type { ArrayType, ValueType } from '../types';
  * `memref<8x128xf32, #tpu.memory_space<vmem>>`, `tuple<…>`, scalars like `f32`, `i1`,
  * and `!stablehlo.token`. Unknown types come back as `undefined`; this never throws.
  */
-export function parseMlirType(text: string): ValueType | undefined {
+export function parseMlirType(text: string, depth = 0): ValueType | undefined {
   const t = text.trim();
   if (t.startsWith('tuple<') && t.endsWith('>')) {
+    if (depth > 32) return undefined;
     const parts = splitTop(t.slice(6, -1));
     const tuple: ValueType[] = [];
     for (const p of parts) {
-      const v = parseMlirType(p);
+      const v = parseMlirType(p, depth + 1);
       if (v) tuple.push(v);
     }
     return { tuple };
