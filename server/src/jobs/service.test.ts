@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CaptureRequestSchema, type CaptureEntry } from '@seam/shared/model';
+import { CloseCode, readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
+import { CaptureService, type CaptureDocument } from './service';
+import type { RunnerTokenInfo } from './runner-tokens';
+
+/** A socket as the runner endpoint hands it to the service: what was sent, and how it was closed. */
+class RecordingSocket {
+  readonly sent: ServerToAgent[] = [];
+  closed: number | undefined;
+  send(data: string): void {
+    const m = readServerMessage(data);
+    if (m) this.sent.push(m);
+  }
+  close(code: number): void {
+    this.closed = code;
+  }
+}
+
+const caps = { platform: 'cpu', deviceKind: 'cpu', deviceCount: 1, jax: '0.10.2', jaxlib: '0.10.2', python: '3.11.7' };
+const request = CaptureRequestSchema.parse({ program: 'def f():\n    return 1\n', entry: 'f', args: [], capture: ['jaxpr'] });
+const quiet = { info: () => undefined, warn: () => undefined };
+
+describe('CaptureService', () => {
+  let dir: string;
+  let db: Database.Database;
+  let service: CaptureService;
+  let published: CaptureEntry[];
+  let ingested: CaptureDocument[];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'seam-service-'));
+    db = new Database(join(dir, 'seam.db'));
+    published = [];
+    ingested = [];
+    service = new CaptureService(db, {
+      ingest: async (_room, doc) => {
+        ingested.push(doc);
+        return { id: `doc-${ingested.length}` };
+      },
+      publish: (_room, entry) => published.push(entry),
+    }, quiet, { leaseMs: 60_000 });
+  });
+  afterEach(() => {
+    service.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const connect = (token: RunnerTokenInfo, name: string) => {
+    const socket = new RecordingSocket();
+    const h = service.attach(token, socket);
+    h.onMessage(writeRunnerMessage({ type: 'hello', name, capabilities: caps, agent: 'test' }));
+    return { socket, h };
+  };
+
+  it('closes a socket whose first frame is not hello, or not a message at all', () => {
+    const token = service.tokens.create('a');
+    const s1 = new RecordingSocket();
+    service.attach(token, s1).onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(s1.closed).toBe(CloseCode.malformedMessage);
+    const s2 = new RecordingSocket();
+    service.attach(token, s2).onMessage('{not json');
+    expect(s2.closed).toBe(CloseCode.malformedMessage);
+  });
+
+  it('welcomes a runner, leases it a job when it is ready, and publishes each step to the room', () => {
+    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    expect(socket.sent[0]).toMatchObject({ type: 'welcome', runnerId: expect.stringMatching(/\/cpu-1$/), leaseMs: 60_000 });
+    const job = service.request('room', request, 'owner');
+    expect(job.status).toBe('queued');
+    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(socket.sent[1]).toMatchObject({ type: 'job', jobId: job.id, attempt: 1 });
+    h.onMessage(writeRunnerMessage({ type: 'status', jobId: job.id, attempt: 1, phase: 'compiling' }));
+    expect(published.map((e) => [e.status, e.phase])).toEqual([['queued', undefined], ['running', 'leased'], ['running', 'compiling']]);
+    expect(service.runners()).toEqual([expect.objectContaining({ name: 'cpu-1', busy: true })]);
+  });
+
+  it('tells a runner to stop an attempt it heartbeats but no longer holds', () => {
+    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    h.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: [{ jobId: 'cap_gone', attempt: 3 }] }));
+    expect(socket.sent.at(-1)).toEqual({ type: 'cancel', jobId: 'cap_gone', attempt: 3, reason: 'lease lost' });
+  });
+
+  it('sends cancel to the runner of a running job that a user cancels', () => {
+    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    const job = service.request('room', request, 'owner');
+    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(service.cancel(job.id)?.status).toBe('cancelled');
+    expect(socket.sent.at(-1)).toEqual({ type: 'cancel', jobId: job.id, attempt: 1, reason: 'cancelled' });
+    expect(service.cancel(job.id)).toBeNull();
+  });
+
+  it('applies a result only from the token whose runner holds the attempt', async () => {
+    const mine = service.tokens.create('mine');
+    const other = service.tokens.create('other');
+    const { h } = connect(mine, 'cpu-1');
+    const job = service.request('room', request, 'owner');
+    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    const body = { ok: true as const, provenance: { runner: 'cpu-1' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
+    expect((await service.postResult(other, job.id, 1, body))?.applied).toBe(false);
+    const outcome = await service.postResult(mine, job.id, 1, body);
+    expect(outcome?.applied).toBe(true);
+    expect(outcome?.job).toMatchObject({ status: 'done', documents: ['doc-1'], provenance: { runner: 'cpu-1', platform: 'cpu' } });
+    expect(ingested).toEqual([{ title: 'f: jaxpr', text: body.artifacts[0]!.text, kind: 'jaxpr', addedBy: 'runner:cpu-1', captureId: job.id }]);
+    expect(await service.postResult(mine, 'cap_unknown', 1, body)).toBeNull();
+  });
+
+  it('closes the socket of a revoked token on its next frame and leases it nothing', () => {
+    const token = service.tokens.create('a');
+    const { socket, h } = connect(token, 'cpu-1');
+    service.tokens.revoke(token.id);
+    service.request('room', request, 'owner');
+    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(socket.closed).toBe(CloseCode.tokenRevoked);
+    expect(socket.sent.some((m) => m.type === 'job')).toBe(false);
+  });
+});
