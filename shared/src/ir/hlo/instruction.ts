@@ -1,9 +1,31 @@
 import type { HloDotDims, HloInstruction, HloMetadata } from './ast';
+import type { InternedShape } from './scanner';
 import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
 import { Ch, isNameChar, type Scanner } from './scanner';
 import { parseShape, skipShape } from './shape';
 
-const NO_SHAPE = { type: { tuple: [] }, bytes: 0 } as const;
+const NO_SHAPE: InternedShape = { type: { tuple: [] }, bytes: 0, text: '' };
+
+/**
+ * The shape at the cursor, shared with every earlier instruction that printed the same text: a
+ * large model repeats a few hundred types across 10^5 instructions, so one object (and one
+ * string) per distinct type keeps the index small. The text is found by skipping, then parsed
+ * only the first time it is seen.
+ */
+function internedShape(s: Scanner): InternedShape | undefined {
+  const at = s.pos;
+  skipShape(s);
+  const text = s.text.slice(at, s.pos);
+  const known = s.shapes.get(text);
+  if (known) return known;
+  s.pos = at;
+  const parsed = parseShape(s);
+  if (!parsed) return undefined;
+  const exact = s.pos - at === text.length ? text : s.text.slice(at, s.pos);
+  const shape = { type: parsed.type, bytes: parsed.bytes, text: exact };
+  if (exact === text) s.shapes.set(text, shape);
+  return shape;
+}
 
 /** Opcodes whose parenthesised part is a literal or a number, not operand names. */
 const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
@@ -27,11 +49,11 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);
     return undefined;
   }
-  const typeAt = (s.skipTrivia(), s.pos);
+  s.skipTrivia();
   // The shape may be left out where XLA can infer it: `ROOT compare = compare(p0, ten), direction=LT`.
-  const shape = startsShape(s) ? parseShape(s) : NO_SHAPE;
+  const shape = startsShape(s) ? internedShape(s) : NO_SHAPE;
   if (!shape) return undefined;
-  const typeText = s.text.slice(typeAt, s.pos);
+  const typeText = shape.text;
   s.skipTrivia();
   const opAt = s.pos;
   const opcode = s.name();

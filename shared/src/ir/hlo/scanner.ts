@@ -1,4 +1,11 @@
-import type { Diagnostic } from '../types';
+import type { Diagnostic, ValueType } from '../types';
+
+/** A shape as printed, parsed once per distinct text. */
+export interface InternedShape {
+  readonly type: ValueType;
+  readonly bytes: number;
+  readonly text: string;
+}
 
 /** Char codes the scanner branches on. */
 export const Ch = {
@@ -27,6 +34,8 @@ export class Scanner {
   pos = 0;
   readonly end: number;
   readonly diagnostics: Diagnostic[] = [];
+  /** Shapes read so far, by their text (see `internedShape`). */
+  readonly shapes = new Map<string, InternedShape>();
 
   constructor(readonly text: string) {
     this.end = text.length;
