@@ -12,13 +12,15 @@ const script = (name: string) => join(RUNNERS_DIR, 'python', name);
 describe('benchmark tools', () => {
   let dir = '';
   let generated: { path: string; bytes: number; lines: number; layers: number; compileSeconds: number };
+  let warning = '';
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seam-large-hlo-'));
     const out = join(dir, 'model.hlo');
     const args = [script('gen_large_hlo.py'), out, '--layers', '2', '--d-model', '64', '--heads', '2', '--d-ff', '128', '--seq', '16'];
-    const { stdout } = await run(venvPython(), args, { timeout: 240_000 });
+    const { stdout, stderr } = await run(venvPython(), args, { timeout: 240_000 });
     generated = JSON.parse(stdout) as typeof generated;
+    warning = stderr;
   });
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -28,6 +30,7 @@ describe('benchmark tools', () => {
     const text = readFileSync(generated.path, 'utf8');
     expect(generated.bytes).toBe(statSync(generated.path).size);
     expect(generated.layers).toBe(2);
+    expect(warning).toContain(`${generated.bytes} bytes is under --min-bytes 20000000`);
     expect(text.startsWith('HloModule jit_step, is_scheduled=true')).toBe(true);
     expect(text).toMatch(/kind=kLoop/);
     // Two rematerialized blocks: each softmax of the causal attention scores appears per layer.
