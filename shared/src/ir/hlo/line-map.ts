@@ -16,9 +16,21 @@ export class LineMap {
     this.count = n;
   }
 
+  /** Index of the line found last: offsets mostly come in order, a line or two apart. */
+  private last = 0;
+
   /** Line (1-based) holding `offset`. */
   lineAt(offset: number): number {
     const s = this.starts;
+    const last = this.last;
+    if ((s[last] ?? 0) <= offset) {
+      for (let i = last; i < last + 4 && i < s.length; i++) {
+        if (i + 1 === s.length || (s[i + 1] ?? 0) > offset) {
+          this.last = i;
+          return i + 1;
+        }
+      }
+    }
     let lo = 0;
     let hi = s.length - 1;
     while (lo < hi) {
@@ -26,6 +38,7 @@ export class LineMap {
       if ((s[mid] ?? 0) <= offset) lo = mid;
       else hi = mid - 1;
     }
+    this.last = lo;
     return lo + 1;
   }
 }
