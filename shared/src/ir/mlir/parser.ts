@@ -8,6 +8,8 @@ import { matchClose, signature, splitGroup } from './signature';
 const { eof: EOF, percent: PERCENT, at: AT, caret: CARET, hash: HASH, bang: BANG, ident: IDENT, number: NUMBER, string: STRING, arrow: ARROW, punct: PUNCT, bad: BAD } = Tok;
 const C = { lparen: 40, rparen: 41, lbrack: 91, rbrack: 93, lbrace: 123, rbrace: 125, lt: 60, gt: 62, comma: 44, colon: 58, eq: 61 } as const;
 
+const NONE: readonly never[] = Object.freeze([]);
+
 /** Deepest region nesting read; deeper regions are skipped with an error. */
 const MAX_NESTING = 256;
 
@@ -159,11 +161,9 @@ class ChunkParser extends TokenCursor {
           break;
         }
         if (c === C.lbrace) {
-          if (this.looksLikeRegion()) {
-            if (this.depth < MAX_NESTING) regions.push(this.parseRegion());
-            else this.skipTooDeep();
-          }
-          else this.parseAttrDict(attributes);
+          if (!this.looksLikeRegion()) this.parseAttrDict(attributes);
+          else if (this.depth < MAX_NESTING) regions.push(this.parseRegion());
+          else this.skipTooDeep();
           continue;
         }
         if (c === C.lparen && this.kind(1) === PERCENT && this.isPunct(C.colon, 2)) {
@@ -201,7 +201,8 @@ class ChunkParser extends TokenCursor {
     }
     const e = this.p > bodyStart ? (this.t.end[this.p - 1] ?? s) : (this.t.end[bodyStart - 1] ?? s);
     const sig = signature(this.t, this.text, name, colon, arrow);
-    return { from: s, to: e, name, generic, line, results, operands, symbol, args, attributes, regions, resultTypes: sig.results, operandTypes: sig.operands, loc };
+    // Most ops have no args, attributes or regions: share one empty list to keep the AST small.
+    return { from: s, to: e, name, generic, line, results, operands, symbol, args: args.length ? args : NONE, attributes: attributes.length ? attributes : NONE, regions: regions.length ? regions : NONE, resultTypes: sig.results, operandTypes: sig.operands, loc };
   }
 
   /** region := `{` block* `}`; block := (`^label` (`(` arg-list `)`)? `:`)? operation* */

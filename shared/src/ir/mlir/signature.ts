@@ -6,15 +6,16 @@ import { Tok, type MlirTokens } from './lexer';
  */
 
 const { punct: PUNCT, ident: IDENT, bang: BANG, hash: HASH, arrow: ARROW, eof: EOF } = Tok;
+const NONE: readonly string[] = Object.freeze([]);
 const LPAREN = 40, RPAREN = 41, LBRACK = 91, RBRACK = 93, LBRACE = 123, RBRACE = 125, LT = 60, GT = 62, COMMA = 44;
 
 /** Operand and result types from the trailing `: (…) -> …` or `: T`, or a function's `-> …`. */
-export function signature(t: MlirTokens, text: string, name: string, colon: number, arrow: number): { operands: string[]; results: string[] } {
+export function signature(t: MlirTokens, text: string, name: string, colon: number, arrow: number): { operands: readonly string[]; results: readonly string[] } {
   const isFunc = name === 'func.func' || name === 'func';
-  if (isFunc) return { operands: [], results: arrow >= 0 && (colon < 0 || arrow > colon) ? typeList(t, text, arrow + 1).types : [] };
-  if (colon < 0) return { operands: [], results: [] };
+  if (isFunc) return { operands: NONE, results: arrow >= 0 && (colon < 0 || arrow > colon) ? typeList(t, text, arrow + 1).types : NONE };
+  if (colon < 0) return { operands: NONE, results: NONE };
   const list = typeList(t, text, colon + 1);
-  if (list.arrowAt < 0) return { operands: [], results: list.types };
+  if (list.arrowAt < 0) return { operands: NONE, results: list.types };
   const after = typeList(t, text, list.arrowAt + 1);
   return { operands: list.types, results: after.types };
 }
