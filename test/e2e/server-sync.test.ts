@@ -54,6 +54,11 @@ describe('room server sync', () => {
     expect(ids(c)).toEqual(['from-a', 'from-b']);
     expect(c.doc.getText('notes').toString()).toBe('shared notes');
     expect(c.doc.getMap('settings').get('title')).toBe('test room');
+    addAnnotation(a.doc, note('after-c'));
+    await waitFor(() => ids(c).includes('after-c'), 'the third client to get the new annotation');
+    const d = client(s, room.id, room.tokens.viewer);
+    await d.synced();
+    expect(ids(d)).toEqual(['after-c', 'from-a', 'from-b']);
   });
 
   it('shows REST-created annotations to live clients and lists client-created ones over REST', async () => {

@@ -71,6 +71,8 @@ export class Room {
   private logCount = 0;
   private logBytes = 0;
   private storedBytes = 0;
+  /** `Y.encodeStateAsUpdate(doc)` while the doc is unchanged: what every fresh client's step 2 holds. */
+  private fullState: Uint8Array | undefined;
 
   constructor(
     readonly id: string,
@@ -88,6 +90,7 @@ export class Room {
     this.storedBytes = (state.snapshot?.length ?? 0) + state.logBytes;
     this.doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin === LOAD_ORIGIN) return;
+      this.fullState = undefined;
       this.pending.push({ update, origin });
       this.schedule();
     });
@@ -156,7 +159,9 @@ export class Room {
     if (sub === SyncStep1) {
       this.flush();
       if (this.broken) return;
-      conn.send(syncMessage(SyncStep2, Y.encodeStateAsUpdate(this.doc, payload)));
+      // An empty state vector (a fresh client) is one zero byte; its answer is the whole state.
+      const fresh = payload.length === 1 && payload[0] === 0;
+      conn.send(syncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
       return;
     }
     conn.received += 1;
@@ -229,8 +234,13 @@ export class Room {
     if (this.logCount >= this.deps.compactCount || this.logBytes >= this.deps.compactBytes) this.compact();
   }
 
+  private encodeFullState(): Uint8Array {
+    this.fullState ??= Y.encodeStateAsUpdate(this.doc);
+    return this.fullState;
+  }
+
   private compact(): void {
-    const snapshot = Y.encodeStateAsUpdate(this.doc);
+    const snapshot = this.encodeFullState();
     try {
       this.deps.updates.compact(this.id, snapshot, this.lastId);
     } catch (err) {
