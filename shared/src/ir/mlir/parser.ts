@@ -13,9 +13,6 @@ const NONE: readonly never[] = Object.freeze([]);
 /** Deepest region nesting read; deeper regions are skipped with an error. */
 const MAX_NESTING = 256;
 
-/** Ops without a dialect prefix that start a statement in pretty form. */
-const BARE_OPS = new Set(['return', 'module', 'func', 'call']);
-
 /**
  * Parses MLIR text in pretty or generic form, split into `// -----` chunks. Never throws:
  * what cannot be read is skipped with an error diagnostic carrying its offsets.
@@ -364,40 +361,6 @@ class ChunkParser extends TokenCursor {
       this.p++;
     }
   }
-
-  /** Decides whether the `{` at the cursor opens a region (true) or an attribute dictionary. */
-  private looksLikeRegion(): boolean {
-    const k = this.kind(1);
-    if (k === PUNCT && this.t.code[this.p + 1] === C.rbrace) return false;
-    if (k === CARET || k === PERCENT) return true;
-    if (k === NUMBER) return false;
-    if (k === IDENT || k === STRING || k === HASH) {
-      if (this.isPunct(C.eq, 2)) return false;
-      if ((this.isPunct(C.comma, 2) || this.isPunct(C.rbrace, 2)) && this.t.newline[this.p + 1] === 0) return false;
-      return true;
-    }
-    return k !== PUNCT;
-  }
-
-  /** At a line start outside brackets: does this token begin a new operation? */
-  private startsStatement(): boolean {
-    const prev = this.p - 1;
-    if (prev >= 0) {
-      const pk = this.t.kind[prev];
-      const pc = this.t.code[prev];
-      if (pk === ARROW || (pk === PUNCT && (pc === C.comma || pc === C.eq || pc === C.colon || pc === C.lparen || pc === C.lbrack || pc === C.lbrace || pc === C.lt))) return false;
-    }
-    const k = this.kind();
-    if (k === PERCENT || k === CARET || k === STRING) return true;
-    if (k === HASH || k === BANG) return this.isPunct(C.eq, 1);
-    if (k === IDENT) {
-      if (this.isPunct(C.eq, 1)) return false;
-      const s = this.tokText();
-      return s.includes('.') || BARE_OPS.has(s);
-    }
-    return false;
-  }
-
 
 
 
