@@ -95,6 +95,13 @@ describe('seam command line', () => {
     }
   });
 
+  it('link says when the StableHLO has no debug info to join on', async () => {
+    const { code, stdout, stderr } = await seam('link', fx('mlp', 'jaxpr.txt'), fx('mlp', 'stablehlo.mlir'), fx('mlp', 'hlo-opt.txt'));
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/stablehlo\.mlir has no loc\(…\) debug info/);
+    expect(stdout).toMatch(/^2\s+d = dot_general\s+program\.py:5\s+-\s+.*dot/m);
+  });
+
   it('refuses a bad command line with usage and status 2', async () => {
     const { code, stderr } = await seam('link', 'a', 'b');
     expect(code).toBe(2);

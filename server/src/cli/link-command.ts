@@ -26,6 +26,9 @@ export async function runLink(files: readonly [string, string, string], format: 
     const errors = a.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length} parse errors; first: ${errors[0]?.message}`);
   });
+  if (layers[1].index.keys.length > 0 && !layers[1].index.keys.some((k) => k.source.opName)) {
+    io.err(`seam: ${files[1]} has no loc(…) debug info, so no StableHLO op can be joined; print it with as_text(debug_info=True)`);
+  }
   const rows = linkLayers(...layers);
   if (format === 'json') for (const r of rows) io.out(JSON.stringify(r));
   else if (format === 'markdown') io.out(mappingToMarkdown(rows));
