@@ -5,7 +5,8 @@ import { benchDumpText } from './sync/annotations';
 import type { FanoutConfig, FanoutResult } from './sync/fanout-load';
 import { forkLoad } from './sync/ipc';
 import type { LoadProcessUsage } from './sync/load-meter';
-import { QUICK, closeList, ratio, saturation, summarize, verdict } from './sync/report';
+import { ProcessSampler, type ProcessUsage } from './sync/proc-stats';
+import { QUICK, closeList, mb, ratio, saturation, summarize, verdict } from './sync/report';
 import { measureAll } from './sync/targets';
 
 /**
@@ -28,9 +29,10 @@ interface Run {
   readonly writesPerSecond: number;
   readonly closes: number[];
   readonly loads: LoadProcessUsage[];
+  readonly server: ProcessUsage;
 }
 
-function join(parts: readonly FanoutResult[]): Run {
+function join(parts: readonly FanoutResult[], server: ProcessUsage): Run {
   const sent = parts[0]?.sent ?? [];
   const latencies: number[] = [];
   let missing = 0;
@@ -51,6 +53,7 @@ function join(parts: readonly FanoutResult[]): Run {
     writesPerSecond: writer ? scale.annotations / writer.writeSeconds : NaN,
     closes: parts.flatMap((p) => p.closes),
     loads: parts.map((p) => p.load),
+    server,
   };
 }
 
@@ -63,8 +66,10 @@ const results = await measureAll(ROUNDS, async (server): Promise<Run> => {
     forkLoad<FanoutConfig, FanoutResult>(script, { syncUrl: server.syncUrl, room, ...scale, part, prefix, acks: server.acks, drainMs: 30_000 }));
   try {
     await Promise.all(loads.map((l) => l.ready));
+    const sampler = new ProcessSampler(server.pid);
     for (const l of loads) l.go();
-    return join(await Promise.all(loads.map((l) => l.result)));
+    const parts = await Promise.all(loads.map((l) => l.result));
+    return join(parts, sampler.stop());
   } finally {
     for (const l of loads) l.kill();
   }
@@ -76,12 +81,13 @@ const row = (name: string, runs: readonly Run[]) => {
   const sum = (f: (r: Run) => number) => runs.reduce((s, r) => s + f(r), 0);
   const loads = runs.flatMap((r) => r.loads);
   return [name, d.count, sum((r) => r.missing), d.p50, d.p99, d.max, a.count > 0 ? a.p50 : '-', a.count > 0 ? a.p99 : '-', sum((r) => r.unacknowledged),
+    runs.map((r) => r.server.cpuSeconds.toFixed(1)).join('/'), runs.map((r) => mb(r.server.maxRss)).join('/'),
     runs.map((r) => r.writesPerSecond.toFixed(0)).join('/'), loads.map((l) => l.cpuPercent.toFixed(0)).join('/'),
     loads.map((l) => `${l.loopDelayP99.toFixed(0)}/${l.loopDelayMax.toFixed(0)}`).join(' '), closeList(runs.flatMap((r) => r.closes))];
 };
 const rows = [...results].flatMap(([name, runs]) => [...runs.map((r, i) => row(`${name} #${i + 1}`, [r])), row(`${name} (all)`, runs)]);
 printTable('delivery latency (ms), write → every reader', ['server', 'deliveries', 'missing', 'p50', 'p99', 'max', 'ack p50', 'ack p99', 'unacked',
-  'writes/s', 'load cpu%', 'load lag p99/max ms', 'closes'], rows);
+  'server cpu s', 'server RSS MB', 'writes/s', 'load cpu%', 'load lag p99/max ms', 'closes'], rows);
 
 const pooled = (name: string) => {
   const runs = results.get(name) ?? [];
@@ -91,6 +97,8 @@ const [seam, ref] = [pooled('seam'), pooled('reference')];
 const r99 = ratio(seam?.p99, ref?.p99);
 console.log(`\nratio seam/reference (all runs): p50 ${ratio(seam?.p50, ref?.p50)}, p99 ${r99}, max ${ratio(seam?.max, ref?.max)}`);
 console.log(`goal p99 ratio ≤ 1.0: ${r99 === 'n/a' ? 'n/a' : verdict(Number(r99) <= 1)}`);
+const cpu = (name: string) => (results.get(name) ?? []).reduce((s, r) => s + r.server.cpuSeconds, 0);
+console.log(`server CPU seconds for the same work, seam/reference: ${ratio(cpu('seam'), cpu('reference'))}`);
 for (const [name, runs] of results) {
   const warning = saturation(name, runs.flatMap((r) => r.loads));
   if (warning) console.log(warning);

@@ -3,6 +3,7 @@ import { printTable } from './table';
 import { benchDumpText } from './sync/annotations';
 import { forkLoad } from './sync/ipc';
 import type { JoinConfig, JoinResult } from './sync/join-load';
+import { ProcessSampler, type ProcessUsage } from './sync/proc-stats';
 import { QUICK, closeList, mb, ratio, saturation, summarize, verdict } from './sync/report';
 import { measureAll } from './sync/targets';
 
@@ -23,21 +24,25 @@ const results = await measureAll(ROUNDS, async (server) => {
   const load = forkLoad<JoinConfig, JoinResult>(script, { syncUrl: server.syncUrl, room, ...scale, batch: 100, batchesPerSecond: 20, acks: server.acks });
   try {
     await load.ready;
+    const sampler = new ProcessSampler(server.pid);
     load.go();
-    return await load.result;
+    const result = await load.result;
+    return { ...result, server: sampler.stop() };
   } finally {
     load.kill();
   }
 });
 
-const row = (name: string, runs: readonly JoinResult[]) => {
+type Run = JoinResult & { readonly server: ProcessUsage };
+
+const row = (name: string, runs: readonly Run[]) => {
   const t = summarize(runs.flatMap((r) => r.times));
   return [name, runs.map((r) => mb(r.docBytes)).join('/'), runs.map((r) => r.fillSeconds.toFixed(1)).join('/'), t.count, t.p50, t.p95, t.max,
-    runs.reduce((s, r) => s + r.incomplete, 0), runs.map((r) => r.load.cpuPercent.toFixed(0)).join('/'), closeList(runs.flatMap((r) => r.closes))];
+    runs.reduce((s, r) => s + r.incomplete, 0), runs.map((r) => r.server.cpuSeconds.toFixed(2)).join('/'), runs.map((r) => r.load.cpuPercent.toFixed(0)).join('/'), closeList(runs.flatMap((r) => r.closes))];
 };
 const rows = [...results].flatMap(([name, runs]) => [...runs.map((r, i) => row(`${name} #${i + 1}`, [r])), row(`${name} (all)`, runs)]);
-printTable('time to synced (ms)', ['server', 'doc MB', 'fill s', 'joins', 'p50', 'p95', 'max', 'incomplete', 'load cpu%', 'closes'], rows);
-const phase = (runs: readonly JoinResult[], f: (r: JoinResult) => number[]) => summarize(runs.flatMap(f));
+printTable('time to synced (ms)', ['server', 'doc MB', 'fill s', 'joins', 'p50', 'p95', 'max', 'incomplete', 'server cpu s', 'load cpu%', 'closes'], rows);
+const phase = (runs: readonly Run[], f: (r: JoinResult) => number[]) => summarize(runs.flatMap(f));
 printTable('where a join spends its time (ms, p50 / p95 over all runs)', ['server', 'connect', 'server: open → step 2 received', 'client: apply step 2'],
   [...results].map(([name, runs]) => [name, ...[(r: JoinResult) => r.connect, (r: JoinResult) => r.serve, (r: JoinResult) => r.apply]
     .map((f) => `${phase(runs, f).p50.toFixed(0)} / ${phase(runs, f).p95.toFixed(0)}`)]));

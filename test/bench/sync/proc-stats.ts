@@ -34,6 +34,8 @@ function statusField(pid: number, name: string): number {
 export interface ProcessUsage {
   /** CPU time over wall time, in percent of one core. */
   readonly cpuPercent: number;
+  /** CPU time used in the window, seconds: the work done, whatever else ran on the machine. */
+  readonly cpuSeconds: number;
   /** Largest RSS sampled during the window, in bytes. */
   readonly maxRss: number;
   /** RSS at the end of the window, in bytes. */
@@ -60,8 +62,10 @@ export class ProcessSampler {
     clearInterval(this.timer);
     const seconds = (performance.now() - this.startWall) / 1000;
     const endRss = rssBytes(this.pid);
+    const used = cpuSeconds(this.pid) - this.startCpu;
     return {
-      cpuPercent: ((cpuSeconds(this.pid) - this.startCpu) / seconds) * 100,
+      cpuPercent: (used / seconds) * 100,
+      cpuSeconds: used,
       maxRss: Math.max(this.maxRss, endRss),
       endRss,
       seconds,
