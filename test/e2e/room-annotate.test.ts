@@ -92,7 +92,7 @@ describe('co-annotation in the browser', () => {
     for (const p of [owner, viewer, annotator]) {
       await panel(p.page).getByText('the S×S scores go to HBM and back').waitFor();
       await p.page.locator('.cm-ann.cm-ann-spill').first().waitFor();
-      await p.page.locator('.cm-ann-gutter .cm-ann-spill').first().waitFor();
+      await p.page.locator('.cm-lineNumbers .cm-ann-glyph.cm-ann-spill').first().waitFor();
     }
     await expect.poll(() => annotator.page.getByRole('status', { name: 'Save status' }).textContent()).toContain('saved');
 
@@ -112,8 +112,31 @@ describe('co-annotation in the browser', () => {
     const listed = await restAnnotations(ownerToken);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ kind: 'spill', body: 'the S×S scores go to HBM and back', resolved: true, author: { name: 'Bo' } });
+    expect(listed[0]?.docId).toBe((await owner.page.locator('.editor-host').getAttribute('data-doc-id')) ?? '');
     expect(listed[0]?.quote.exact).toBe(DUMP_TEXT.slice(listed[0]?.from, listed[0]?.to));
     expect(listed[0]?.replies.map((r) => [r.author.name, r.body])).toEqual([['Ada', 'agreed: 268 MB of traffic']]);
+  });
+
+  it('lets people edit and delete their own words, and filter the panel', async () => {
+    await panel(annotator.page).getByRole('button', { name: 'Edit', exact: true }).click();
+    await annotator.page.getByRole('textbox', { name: 'Edit comment' }).fill('the S×S scores round-trip through HBM');
+    await annotator.page.keyboard.press('Enter');
+    await panel(viewer.page).getByText('the S×S scores round-trip through HBM').waitFor();
+    expect(await panel(annotator.page).getByRole('button', { name: 'Edit response' }).count()).toBe(0);
+
+    await panel(owner.page).getByRole('button', { name: 'Reply', exact: true }).click();
+    await owner.page.getByRole('textbox', { name: 'Reply text' }).fill('typo, ignore');
+    await owner.page.keyboard.press('Enter');
+    await panel(annotator.page).getByText('typo, ignore').waitFor();
+    await panel(owner.page).getByRole('button', { name: 'Delete response' }).nth(1).click();
+    await panel(annotator.page).getByText('typo, ignore').waitFor({ state: 'detached' });
+    await panel(annotator.page).getByText('agreed: 268 MB of traffic').waitFor();
+
+    await panel(viewer.page).getByRole('combobox', { name: 'Filter by kind' }).selectOption('note');
+    await panel(viewer.page).getByText('No annotation matches these filters.').waitFor();
+    await panel(viewer.page).getByRole('combobox', { name: 'Filter by kind' }).selectOption('spill');
+    await panel(viewer.page).getByRole('combobox', { name: 'Filter by status' }).selectOption('resolved');
+    await panel(viewer.page).getByText('the S×S scores round-trip through HBM').waitFor();
   });
 
   it('opens the document at the range when a card is clicked', async () => {
@@ -165,7 +188,7 @@ describe('co-annotation in the browser', () => {
     });
     expect(rest.status).toBe(403);
     const ownerToken = new URL(owner.page.url()).hash.replace('#token=', '');
-    expect((await restAnnotations(ownerToken)).map((x) => x.body)).toEqual(['the S×S scores go to HBM and back']);
+    expect((await restAnnotations(ownerToken)).map((x) => x.body)).toEqual(['the S×S scores round-trip through HBM']);
     expect(await panel(owner.page).getByText('forged').count()).toBe(0);
   });
 

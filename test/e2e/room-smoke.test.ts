@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('lobby', () => {
-  it('creates a room and lands in it as owner', async () => {
+  it('creates a room, lands in it as owner and opens the bundled attention example', async () => {
     const errors: string[] = [];
     const ada = await openAs(browser, server.url, 'Ada', errors);
     await ada.page.getByRole('textbox', { name: 'Room title' }).fill('Naive attention lab');
@@ -24,6 +24,10 @@ describe('lobby', () => {
     await ada.page.getByRole('heading', { name: 'Naive attention lab' }).waitFor();
     await expect.poll(() => ada.page.getByRole('status', { name: 'Save status' }).textContent()).toContain('saved');
     await expect.poll(() => ada.page.getByRole('list', { name: 'Participants' }).textContent()).toContain('owner');
+    await ada.page.getByRole('button', { name: 'Open the attention example' }).click();
+    const docs = ada.page.getByRole('list', { name: 'Documents' });
+    for (const title of ['attention.jaxpr', 'attention.shlo', 'attention.hlo-opt']) await docs.getByText(title).waitFor();
+    await ada.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).waitFor();
     expect(errors).toEqual([]);
     await ada.context.close();
   });

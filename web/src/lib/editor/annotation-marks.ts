@@ -1,5 +1,5 @@
 import { RangeSet, RangeSetBuilder, StateEffect, StateField, type Extension, type Range } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, gutter, hoverTooltip, type DecorationSet, type Tooltip } from '@codemirror/view';
+import { Decoration, EditorView, GutterMarker, hoverTooltip, lineNumberMarkers, type DecorationSet, type Tooltip } from '@codemirror/view';
 import { type Annotation, type AnnotationKind } from '@seam/shared/model';
 
 /** Replaces the annotations shown in this editor (those of its document). */
@@ -13,22 +13,18 @@ export interface AnnotationMarks {
   readonly detached: ReadonlySet<string>;
 }
 
+/** A glyph by kind, drawn by CSS on the line-number cell (`elementClass`), so the number stays visible. */
 class KindGlyph extends GutterMarker {
+  override readonly elementClass: string;
   constructor(
     readonly kind: AnnotationKind,
     readonly resolved: boolean,
   ) {
     super();
+    this.elementClass = `cm-ann-glyph cm-ann-${kind}${resolved ? ' cm-ann-resolved' : ''}`;
   }
   override eq(other: GutterMarker): boolean {
     return other instanceof KindGlyph && other.kind === this.kind && other.resolved === this.resolved;
-  }
-  override toDOM(): Node {
-    const el = document.createElement('span');
-    el.className = `cm-ann-glyph cm-ann-${this.kind}${this.resolved ? ' cm-ann-resolved' : ''}`;
-    el.textContent = '■';
-    el.setAttribute('aria-hidden', 'true');
-    return el;
   }
 }
 
@@ -110,11 +106,13 @@ export interface AnnotationMarksOptions {
   readonly onOpen?: (id: string) => void;
 }
 
-/** Inline marks by kind, gutter glyphs, a hover card with the thread, and click-to-open. */
+/** Inline marks by kind, glyphs in the line-number gutter, a hover card with the thread, and click-to-open. */
 export function annotationMarks(opts: AnnotationMarksOptions = {}): Extension {
   return [
     annotationField,
-    gutter({ class: 'cm-ann-gutter', markers: (v) => v.state.field(annotationField).glyphs }),
+    // Glyphs share the line-number gutter: a second gutter column would double the gutter DOM
+    // rebuilt on every viewport change of a large dump.
+    lineNumberMarkers.from(annotationField, (v) => v.glyphs),
     hoverTooltip((v, pos): Tooltip | null => {
       const found = annotationsAt(v.state.field(annotationField), pos);
       if (found.length === 0) return null;

@@ -9,6 +9,9 @@ import { RoomSession, type SessionStatus } from '../collab/session';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
 
+/** The shortest gap between two awareness updates this client sends (the server allows 50 per second). */
+export const AWARENESS_INTERVAL_MS = 50;
+
 /** Who presents, as the room document's `presenter` map holds it. */
 export interface Presenter {
   readonly clientId: number;
@@ -130,10 +133,30 @@ export class RoomState {
     if (p?.spotlight && p.spotlight.at !== this.spotlight?.at) this.spotlight = p.spotlight;
   }
 
-  /** Merges fields into this person's awareness state. */
+  private pending: Partial<Omit<PresenceState, 'user' | 'role'>> = {};
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastFlush = 0;
+
+  /**
+   * Merges fields into this person's awareness state. Sends at most one awareness update per
+   * `AWARENESS_INTERVAL_MS` (the last one always goes out), well under the server's rate limit,
+   * however fast the person scrolls.
+   */
   publish(fields: Partial<Omit<PresenceState, 'user' | 'role'>>): void {
+    this.pending = { ...this.pending, ...fields };
+    if (this.flushTimer) return;
+    const wait = this.lastFlush + AWARENESS_INTERVAL_MS - Date.now();
+    if (wait <= 0) this.flush();
+    else this.flushTimer = setTimeout(() => this.flush(), wait);
+  }
+
+  private flush(): void {
+    this.flushTimer = null;
     const a = this.session?.provider.awareness;
     if (!a || !this.role) return;
+    this.lastFlush = Date.now();
+    const fields = this.pending;
+    this.pending = {};
     const prev = a.getLocalState() ?? {};
     const user = { id: this.me.id, name: this.me.name, color: this.me.color, colorLight: `${this.me.color}33` };
     a.setLocalState({ docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, ...prev, ...fields, user, role: this.role });
@@ -228,6 +251,7 @@ export class RoomState {
   }
 
   destroy(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     window.removeEventListener('online', this.onOnline);
     window.removeEventListener('offline', this.onOnline);
     this.session?.destroy();
