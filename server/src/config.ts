@@ -22,6 +22,8 @@ export interface Limits {
   readonly documentBytes: number;
   /** Bytes queued for one socket beyond which it is dropped (it reconnects and resyncs); default 64 MiB. */
   readonly sendBufferBytes: number;
+  /** Rooms one client address may create per minute (bursts up to the same number); default 600. */
+  readonly roomsPerMinute: number;
   /** Seconds between pings; a socket that missed the last pong is dropped. Default 30. */
   readonly pingSeconds: number;
 }
@@ -59,6 +61,7 @@ export const DEFAULT_LIMITS: Limits = {
   requestBytes: 1024 * 1024,
   documentBytes: 64 * 1024 * 1024,
   sendBufferBytes: 64 * 1024 * 1024,
+  roomsPerMinute: 600,
   pingSeconds: 30,
 };
 
@@ -96,7 +99,7 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * `SEAM_WEB_DIR`, `SEAM_IDLE_UNLOAD_S`, `SEAM_COMPACT_COUNT`, `SEAM_COMPACT_BYTES`, `SEAM_LOG_LEVEL`,
  * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
  * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
- * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
+ * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_ROOMS_PER_MIN`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const d = DEFAULT_CONFIG;
@@ -125,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       requestBytes: int(env, 'SEAM_REQUEST_BYTES', l.requestBytes, 1024),
       documentBytes: int(env, 'SEAM_DOCUMENT_BYTES', l.documentBytes, 1024),
       sendBufferBytes: int(env, 'SEAM_SEND_BUFFER_BYTES', l.sendBufferBytes, 1024),
+      roomsPerMinute: int(env, 'SEAM_ROOMS_PER_MIN', l.roomsPerMinute, 1),
       pingSeconds: int(env, 'SEAM_PING_S', l.pingSeconds, 1),
     },
   };

@@ -92,3 +92,18 @@ describe('rooms API', () => {
     expect(metrics).toMatch(/^seam_persist_seconds_count \d+$/m);
   });
 });
+
+describe('room creation rate', () => {
+  it('answers 429 once an address has used up its rooms for the minute', async () => {
+    const limited = testApp({ roomsPerMinute: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await limited.call('POST', '/api/rooms', { json: { title: `r${i}` } })).status);
+      expect(statuses).toEqual([201, 201, 201, 429]);
+      const res = await limited.call('POST', '/api/rooms', { json: { title: 'again' } });
+      expect(await res.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    } finally {
+      limited.close();
+    }
+  });
+});

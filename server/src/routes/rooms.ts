@@ -5,7 +5,8 @@ import { CloseCode } from '@seam/shared/protocol';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { hashToken, newId, newToken } from '../auth/tokens';
-import { badRequest, tooLarge } from '../errors';
+import { ApiError, badRequest, ErrorCode, tooLarge } from '../errors';
+import { AddressLimiter, clientAddress } from '../auth/address-limiter';
 import { validate } from './validate';
 
 /** The link a person opens for `role`: the token rides in the fragment so it never reaches logs. */
@@ -20,7 +21,12 @@ export function roomRoutes(deps: AppDeps): Hono {
   const limit = bodyLimit({ maxSize: config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } });
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
 
-  app.post('/', limit, validate('json', CreateRoomBody), (c) => {
+  const creations = new AddressLimiter(config.limits.roomsPerMinute);
+
+  app.post('/', (c, next) => {
+    if (!creations.take(clientAddress(c))) throw new ApiError(ErrorCode.rateLimited, 'too many rooms created from this address; try again in a minute');
+    return next();
+  }, limit, validate('json', CreateRoomBody), (c) => {
     const { title } = c.req.valid('json');
     const id = newId();
     const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
