@@ -35,6 +35,30 @@ describe('StableHLO index', () => {
     ]);
   });
 
+  it('types while iteration arguments from the result types and outlines the cond and body regions', () => {
+    const text = [
+      'func.func @w(%a: tensor<i64>, %b: tensor<4xf32>) -> tensor<4xf32> {',
+      '  %0:2 = stablehlo.while(%iterArg = %a, %iterArg_0 = %b) : tensor<i64>, tensor<4xf32>',
+      '   cond {',
+      '    %c = stablehlo.constant dense<3> : tensor<i64>',
+      '    %1 = stablehlo.compare  LT, %iterArg, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>',
+      '    stablehlo.return %1 : tensor<i1>',
+      '  } do {',
+      '    %2 = stablehlo.add %iterArg_0, %iterArg_0 : tensor<4xf32>',
+      '    stablehlo.return %iterArg, %2 : tensor<i64>, tensor<4xf32>',
+      '  }',
+      '  return %0#1 : tensor<4xf32>',
+      '}',
+    ].join('\n');
+    const { index, diagnostics } = indexStablehlo(text);
+    expect(diagnostics).toEqual([]);
+    const byName = new Map(index.values.map((v) => [v.name, [v.type, v.bytes]]));
+    expect(byName.get('%iterArg')).toEqual(['tensor<i64>', 8]);
+    expect(byName.get('%iterArg_0')).toEqual(['tensor<4xf32>', 16]);
+    expect(byName.get('%0#1')).toEqual(['tensor<4xf32>', 16]);
+    expect(index.outline[0]?.children?.map((c) => [c.name, c.opCount])).toEqual([['%0#0 while #0', 3], ['%0#0 while #1', 2]]);
+  });
+
   it('reports a #stablehlo.dot attribute that does not parse', () => {
     const text = 'module attributes {\n  stablehlo.dot = #stablehlo.dot<\n      rhs_batching_dimensions = [1]\n      lhs_batching_dimensions = [0]\n  >\n} {}\n';
     const { diagnostics } = indexStablehlo(text);

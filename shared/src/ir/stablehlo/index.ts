@@ -65,10 +65,12 @@ class Indexer {
       outline.push(this.func(op));
       return;
     }
+    // Loose top-level ops (`sdy.mesh @mesh = …`, `ml_program.global`, test ops) are listed when
+    // they name something or hold regions.
     const scope = op.symbol ?? '';
     const children: OutlineEntry[] = [];
-    this.op(op, scope, children, 0);
-    if (op.regions.length > 0 || outline.length === 0 || op.name.startsWith('sdy.') || op.name.includes('global')) {
+    this.op(op, scope, children);
+    if (op.regions.length > 0 || op.symbol !== undefined) {
       outline.push(this.entry(op, op.symbol ?? op.results[0]?.name ?? op.name, 'region', countOps(op), children));
     }
   }
@@ -83,20 +85,21 @@ class Indexer {
       for (const a of b.args) this.value(a, scope, a.type);
       for (const inner of b.ops) {
         count++;
-        this.op(inner, scope, children, 1);
+        this.op(inner, scope, children);
       }
     }
     return this.entry(op, scope || 'func', 'function', count, children);
   }
 
   /** One op inside a function: its results, dot, key, and nested regions as outline children. */
-  private op(op: MlirOperation, scope: string, outline: OutlineEntry[], depth: number): void {
+  private op(op: MlirOperation, scope: string, outline: OutlineEntry[]): void {
     this.check(op);
     op.results.forEach((r, i) => {
       const type = op.resultTypes.length === op.results.length ? op.resultTypes[i] : op.resultTypes[Math.min(i, op.resultTypes.length - 1)];
       this.value(r, scope, type ?? '', op.line);
     });
-    for (const a of op.args) if (!a.type) this.types.set(a.name, '');
+    // `stablehlo.while(%iterArg = %a, …) : T1, …`: iteration arguments take the result types in order
+    op.args.forEach((a, i) => this.value(a, scope, a.type || (op.args.length === op.resultTypes.length ? (op.resultTypes[i] ?? '') : ''), op.line));
     this.dot(op, scope);
     if (!STRUCTURAL.has(op.name)) {
       this.keys.push({ from: op.from, to: op.to, name: op.results.map((r) => r.name).join(',') || `${op.name}@${op.line}`, op: op.name, scope, line: op.line, source: this.locs?.resolve(op.loc) ?? {} });
@@ -108,10 +111,9 @@ class Indexer {
         for (const a of b.args) this.value(a, scope, a.type);
         for (const inner of b.ops) {
           count++;
-          this.op(inner, scope, children, depth + 1);
+          this.op(inner, scope, children);
         }
       }
-      if (op.name === 'func.func') return;
       const name = `${op.results[0]?.name ?? op.name} ${op.name.slice(op.name.indexOf('.') + 1)}${op.regions.length > 1 ? ` #${k}` : ''}`;
       if (count > 0) outline.push({ from: region.from, to: region.to, name, kind: 'region', lineFrom: this.lines.lineOf(region.from), lineTo: this.lines.lineOf(region.to), opCount: count, children: children.length ? children : undefined });
     });
