@@ -1,0 +1,109 @@
+import * as Y from 'yjs';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
+import { CloseCode, MessageType } from '@seam/shared/protocol';
+import { DEFAULT_LIMITS, SyncMode } from '../config';
+import { Metrics } from '../metrics';
+import { openStore, UpdatesStore, type Store } from '../store';
+import { Connection, type SocketLike } from './connection';
+import { Room } from './room';
+
+const note = (id: string): Annotation => ({
+  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
+  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
+});
+
+/** A socket that records what the room sent it. */
+class FakeSocket implements SocketLike {
+  readonly sent: Uint8Array[] = [];
+  closedWith: number | undefined;
+  send(data: Uint8Array): void {
+    this.sent.push(data);
+  }
+  close(code: number): void {
+    this.closedWith = code;
+  }
+  /** Sync sub-message types (0 step 1, 1 step 2, 2 update) of the sync frames received. */
+  syncKinds(): number[] {
+    return this.sent.flatMap((f) => {
+      const d = decoding.createDecoder(f);
+      return decoding.readVarUint(d) === MessageType.sync ? [decoding.readVarUint(d)] : [];
+    });
+  }
+}
+
+function frame(sub: number, payload: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, MessageType.sync);
+  encoding.writeVarUint(e, sub);
+  encoding.writeVarUint8Array(e, payload);
+  return encoding.toUint8Array(e);
+}
+
+let dir: string;
+let store: Store;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'seam-room-'));
+  store = openStore(dir, SyncMode.normal);
+  store.rooms.create({ id: 'r', title: 't', createdAt: 1 }, { owner: Buffer.alloc(32, 1), annotator: Buffer.alloc(32, 2), viewer: Buffer.alloc(32, 3) });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function setup(updates: UpdatesStore) {
+  const metrics = new Metrics();
+  const room = new Room('r', { updates, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes: 1 << 22, log: pino({ level: 'silent' }) });
+  const connect = () => {
+    const socket = new FakeSocket();
+    const conn = new Connection(socket, 'annotator', 'h', false, DEFAULT_LIMITS, metrics);
+    room.join(conn);
+    return { socket, conn };
+  };
+  return { room, connect };
+}
+
+function annotationUpdate(id: string): Uint8Array {
+  const d = new Y.Doc();
+  addAnnotation(d, note(id));
+  return Y.encodeStateAsUpdate(d);
+}
+
+describe('Room', () => {
+  it('commits a queued update before answering a sync step 1 that arrives in the same tick', () => {
+    const { room, connect } = setup(store.updates);
+    const a = connect();
+    const b = connect();
+    room.receive(a.conn, frame(2, annotationUpdate('early')));
+    room.receive(b.conn, frame(0, Y.encodeStateVector(new Y.Doc())));
+    expect(store.updates.load('r').updates.length).toBeGreaterThan(0);
+    expect(b.socket.syncKinds()).toEqual([0, 2, 1]);
+    const replay = new Y.Doc();
+    for (const u of store.updates.load('r').updates) Y.applyUpdate(replay, u);
+    expect(readAnnotations(replay).map((x) => x.id)).toEqual(['early']);
+    room.destroy();
+  });
+
+  it('broadcasts nothing and closes every socket when the commit fails', () => {
+    const failing = Object.create(store.updates) as UpdatesStore;
+    failing.append = () => {
+      throw new Error('disk full');
+    };
+    const { room, connect } = setup(failing);
+    const a = connect();
+    const b = connect();
+    room.receive(a.conn, frame(2, annotationUpdate('lost')));
+    room.flush();
+    expect(b.socket.syncKinds()).toEqual([0]);
+    expect([a.socket.closedWith, b.socket.closedWith]).toEqual([CloseCode.serverError, CloseCode.serverError]);
+    expect(room.broken).toBe(true);
+    expect(store.updates.load('r').updates).toEqual([]);
+  });
+});
