@@ -27,7 +27,7 @@ interface Producer {
 
 interface Record {
   readonly producer: Producer;
-  /** Distinct consuming kernels; short lists, so an array beats a set. */
+  /** Distinct consuming kernels, in order. */
   readonly consumers: string[];
   readonly bytes: number;
   readonly type: string;
@@ -52,14 +52,13 @@ export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[]
       const ops = ins.operands;
       for (let i = 0; i < ops.length; i++) {
         const operand = ops[i] as string;
-        if (ops.indexOf(operand) !== i) continue;
         const read = graph.lookup(scope, operand);
         if (!read) continue;
         if (!PLUMBING.has(read.opcode)) {
           // The common case: a kernel reads another kernel's result directly.
           const r = direct.get(read);
           if (r) {
-            if (!r.consumers.includes(ins.name)) r.consumers.push(ins.name);
+            addConsumer(r, ins.name);
           } else if (read !== ins) {
             direct.set(read, { producer: { ins: read, scope, path: NO_PATH }, consumers: [ins.name], bytes: read.bytes, type: read.typeText });
           }
@@ -91,6 +90,15 @@ export function byTraffic(a: SpillCandidate, b: SpillCandidate): number {
   return b.traffic - a.traffic || b.bytes - a.bytes || (a.producer < b.producer ? -1 : a.producer > b.producer ? 1 : 0);
 }
 
+/**
+ * Records one consuming kernel. Each kernel's operands are visited together, so a kernel that
+ * reads a value twice (`add(%x, %x)`) is always the last one recorded: checking the last entry
+ * keeps consumers distinct in constant time, even for fusions with hundreds of operands.
+ */
+function addConsumer(r: Record, consumer: string): void {
+  if (r.consumers[r.consumers.length - 1] !== consumer) r.consumers.push(consumer);
+}
+
 const NO_PATH: readonly number[] = [];
 
 function note(direct: Map<HloInstruction, Record>, byPath: Map<string, Record>, p: Producer, consumer: string, read: HloInstruction): void {
@@ -105,7 +113,7 @@ function note(direct: Map<HloInstruction, Record>, byPath: Map<string, Record>, 
     if (key === undefined) direct.set(p.ins, r);
     else byPath.set(key, r);
   }
-  if (!r.consumers.includes(consumer)) r.consumers.push(consumer);
+  addConsumer(r, consumer);
 }
 
 /** Prints a type without layout: `f32[8,8]`, `(f32[2], s32[])`. */
