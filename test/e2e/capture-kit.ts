@@ -35,7 +35,7 @@ export interface CaptureServer {
 
 /** A server on port 0 with a temp data dir, one room, and the given lease timings. */
 export async function startCaptureServer(jobs: { leaseMs?: number; maxAttempts?: number; retryWaitMs?: number } = {}): Promise<CaptureServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'seam-capture-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'seam-capture-test-'));
   const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, runner: false, log: pino({ level: 'silent' }), jobs });
   const room = await createRoom(server);
   const db = openDatabase(dataDir, SyncMode.normal);

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { CaptureEntry } from '@seam/shared/model';
@@ -18,6 +20,16 @@ function descendants(pid: number): number[] {
     return [];
   }
   return kids.flatMap((k) => [k, ...descendants(k)]);
+}
+
+/** Whether `pid` is a live process (not a zombie). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 function killAll(pids: readonly number[]): void {
@@ -67,15 +79,26 @@ describe('leases: a runner that disappears loses its job', () => {
     servers.push(s);
     const a = await startAgent(s.url, s.token('only').token, 'only');
     agents.push(a);
-    const { body } = await requestCapture(s, { program: SLOW_MLP, entry: 'mlp', args: MLP_ARGS });
+    const { body } = await requestCapture(s, { program: `import time\n\ntime.sleep(600)\n${MLP}`, entry: 'mlp', args: MLP_ARGS });
     await a.saw(new RegExp(`running ${body.job.id}`));
-    orphans.push(...descendants(a.child.pid!));
+    // The agent records the capture's process group beside it right after spawning it.
+    const scratch = join(tmpdir(), 'seam-runner');
+    await waitFor(() => readdirSync(scratch).some((d) => d.startsWith(`${a.child.pid}-`) && existsSync(join(scratch, d, '.pgid'))), 'the capture process to start');
+    const capture = descendants(a.child.pid!);
+    orphans.push(...capture);
     a.child.kill('SIGKILL');
 
     const job = await waitJob(s, body.job.id, FINAL, 30_000);
     expect(job.status).toBe('failed');
     expect(job.error?.reason).toBe('runner-lost');
     expect(job.error?.message).toMatch(/runner "only" stopped responding \(lease expired\).*no other runner took the job/);
+
+    // The capture outlived its SIGKILLed agent; the next agent on the host stops it and removes its scratch.
+    expect(capture.some(running)).toBe(true);
+    const next = await startAgent(s.url, s.token('next').token, 'next');
+    agents.push(next);
+    await next.saw(/cleaned up \d+ capture\(s\) left by an agent that died/);
+    await waitFor(() => !capture.some(running), 'the orphaned capture to be stopped');
   });
 
   it('a revoked runner token is disconnected, takes no job and cannot post results', async () => {

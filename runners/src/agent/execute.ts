@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
 import type { ResultArtifact, ResultBody } from '@seam/shared/protocol';
+import { makeScratch, recordGroup } from './scratch';
 import { runSandboxed, type Isolation, type SandboxLimits, type SandboxOutcome } from './sandbox';
 
 /** Where the harness lives and what every capture on this runner is held to. */
@@ -140,7 +140,7 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
   let cancelRun: (() => void) | undefined;
   let cancelled = false;
   const done = (async (): Promise<Execution> => {
-    const scratch = await mkdtemp(join(tmpdir(), 'seam-capture-'));
+    const scratch = await makeScratch();
     try {
       const outDir = join(scratch, 'out');
       const job = {
@@ -168,6 +168,7 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
       };
       const run = runSandboxed([config.python, '-m', 'seam_capture.run', join(scratch, 'job.json'), outDir], scratch, env, limits, config.isolation);
       cancelRun = run.cancel;
+      if (run.pid !== undefined) recordGroup(scratch, run.pid);
       if (cancelled) run.cancel();
       const s = await run.done;
       const result = s.code === 0 && !s.timedOut && !s.outputExceeded ? await readJson<HarnessResult>(join(outDir, 'result.json')) : null;

@@ -2,6 +2,7 @@ import { Agent } from './agent';
 import { executeConfig, parseCli } from './config';
 import { probeCapabilities } from './probe';
 import { probeIsolation } from './sandbox';
+import { sweepStaleScratch } from './scratch';
 
 /**
  * `seam-runner --server URL --token T [--name N]`: probes the host (JAX devices and versions, what
@@ -16,6 +17,8 @@ export async function main(argv: readonly string[], env: Record<string, string |
     console.error((e as Error).message);
     return 2;
   }
+  const stale = sweepStaleScratch();
+  if (stale.length > 0) console.log(`cleaned up ${stale.length} capture(s) left by an agent that died`);
   const isolation = probeIsolation();
   const execute = executeConfig(options, isolation);
   const passEnv: Record<string, string> = {};

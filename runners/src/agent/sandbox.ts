@@ -51,6 +51,8 @@ export interface SandboxOutcome {
 /** A running sandboxed child: its outcome, and a way to stop it early. */
 export interface SandboxRun {
   readonly done: Promise<SandboxOutcome>;
+  /** The child's pid, which is also its process group id; undefined if it could not start. */
+  readonly pid: number | undefined;
   cancel(): void;
 }
 
@@ -149,6 +151,7 @@ export function runSandboxed(argv: readonly string[], cwd: string, env: Record<s
   });
   return {
     done,
+    pid: child.pid,
     cancel: () => {
       cancelled = true;
       killGroup();
