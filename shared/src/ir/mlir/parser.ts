@@ -3,12 +3,20 @@ import type { MlirArgument, MlirAttribute, MlirBlock, MlirChunk, MlirFile, MlirN
 import { LineIndex } from './lines';
 import { lexMlir, Tok } from './lexer';
 import { TokenCursor } from './cursor';
-import { matchClose, signature, splitGroup } from './signature';
+import { matchClose, signature, splitGroup, Strings } from './signature';
 
 const { eof: EOF, percent: PERCENT, at: AT, caret: CARET, hash: HASH, bang: BANG, ident: IDENT, number: NUMBER, string: STRING, arrow: ARROW, punct: PUNCT, bad: BAD } = Tok;
 const C = { lparen: 40, rparen: 41, lbrack: 91, rbrack: 93, lbrace: 123, rbrace: 125, lt: 60, gt: 62, comma: 44, colon: 58, eq: 61 } as const;
 
 const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * A list as it will be kept: the shared empty list, or an exact-size copy (an array grown by
+ * `push` reserves 17 slots, which over ~100k ops of a large dump is most of the AST's memory).
+ */
+function keep<T>(list: T[]): readonly T[] {
+  return list.length === 0 ? NONE : list.slice();
+}
 
 /** Deepest region nesting read; deeper regions are skipped with an error. */
 const MAX_NESTING = 256;
@@ -20,7 +28,8 @@ const MAX_NESTING = 256;
 export function parseMlir(text: string, lines: LineIndex = new LineIndex(text)): ParseResult<MlirFile> {
   const diagnostics: Diagnostic[] = [];
   const chunks: MlirChunk[] = [];
-  for (const [from, to] of splitChunks(text)) chunks.push(new ChunkParser(text, from, to, lines, diagnostics).parseChunk());
+  const strings = new Strings();
+  for (const [from, to] of splitChunks(text)) chunks.push(new ChunkParser(text, from, to, lines, diagnostics, strings).parseChunk());
   return { ast: { from: 0, to: text.length, chunks }, diagnostics };
 }
 
@@ -40,6 +49,7 @@ export function splitChunks(text: string): Array<[number, number]> {
 /** Recursive-descent parser over the tokens of one chunk. */
 class ChunkParser extends TokenCursor {
   private readonly aliases = new Map<string, Span>();
+  private readonly strings: Strings;
   private depth = 0;
 
   constructor(
@@ -48,8 +58,10 @@ class ChunkParser extends TokenCursor {
     to: number,
     private readonly lines: LineIndex,
     diagnostics: Diagnostic[],
+    strings: Strings,
   ) {
     super(text, lexMlir(text, from, to), to, diagnostics);
+    this.strings = strings;
     for (const s of this.t.unterminated) this.error(s, Math.min(this.lineEnd(s), to), 'unterminated string');
   }
 
@@ -103,7 +115,7 @@ class ChunkParser extends TokenCursor {
     const first = this.p;
     const results: MlirName[] = [];
     while (this.kind() === PERCENT) {
-      const r = { name: this.tokText(), from: this.start(), to: this.end() };
+      const r = { name: this.strings.slice(this.text, this.start(), this.end()), from: this.start(), to: this.end() };
       this.p++;
       if (this.isPunct(C.colon) && this.kind(1) === NUMBER) {
         const n = Math.min(Number(this.tokText(1)), 4096);
@@ -128,8 +140,7 @@ class ChunkParser extends TokenCursor {
       return undefined;
     }
     const generic = k === STRING;
-    const nameText = this.tokText();
-    const name = generic ? nameText.slice(1, -1) : nameText;
+    const name = generic ? this.strings.slice(this.text, this.start() + 1, this.end() - 1) : this.strings.slice(this.text, this.start(), this.end());
     const line = this.lines.lineOf(this.start());
     this.p++;
     return this.parseBody(s, name, generic, line, results);
@@ -180,7 +191,7 @@ class ChunkParser extends TokenCursor {
       }
       if (k === ARROW && depth === 0) arrow = this.p;
       else if (k === PERCENT) {
-        const item = { name: this.tokText(), from: this.start(), to: this.end() };
+        const item = { name: this.strings.slice(this.text, this.start(), this.end()), from: this.start(), to: this.end() };
         if (this.isPunct(C.eq, 1) && depth > 0) args.push({ ...item, type: '' });
         else operands.push(item);
       } else if (k === AT && depth === 0 && symbol === undefined) symbol = this.tokText();
@@ -197,9 +208,8 @@ class ChunkParser extends TokenCursor {
       this.p++;
     }
     const e = this.p > bodyStart ? (this.t.end[this.p - 1] ?? s) : (this.t.end[bodyStart - 1] ?? s);
-    const sig = signature(this.t, this.text, name, colon, arrow);
-    // Most ops have no args, attributes or regions: share one empty list to keep the AST small.
-    return { from: s, to: e, name, generic, line, results, operands, symbol, args: args.length ? args : NONE, attributes: attributes.length ? attributes : NONE, regions: regions.length ? regions : NONE, resultTypes: sig.results, operandTypes: sig.operands, loc };
+    const sig = signature(this.t, this.text, this.strings, name, colon, arrow);
+    return { from: s, to: e, name, generic, line, results: keep(results), operands: keep(operands), symbol, args: keep(args), attributes: keep(attributes), regions: keep(regions), resultTypes: sig.results, operandTypes: sig.operands, loc };
   }
 
   /** region := `{` block* `}`; block := (`^label` (`(` arg-list `)`)? `:`)? operation* */
@@ -228,19 +238,19 @@ class ChunkParser extends TokenCursor {
     let ops: MlirOperation[] = [];
     let bs = this.start();
     const close = (e: number): void => {
-      if (label !== undefined || ops.length > 0 || args.length > 0) blocks.push({ from: bs, to: e, label, args, ops });
+      if (label !== undefined || ops.length > 0 || args.length > 0) blocks.push({ from: bs, to: e, label, args: keep(args), ops: keep(ops) });
     };
     for (;;) {
       const k = this.kind();
       if (k === EOF) {
         this.error(s, s + 1, "region is not closed: missing '}'");
         close(this.to);
-        return { from: s, to: this.to, blocks };
+        return { from: s, to: this.to, blocks: keep(blocks) };
       }
       if (this.isPunct(C.rbrace)) {
         close(this.start());
         this.p++;
-        return { from: s, to: this.t.end[this.p - 1] ?? s, blocks };
+        return { from: s, to: this.t.end[this.p - 1] ?? s, blocks: keep(blocks) };
       }
       if (k === CARET) {
         close(this.start());
@@ -278,7 +288,7 @@ class ChunkParser extends TokenCursor {
           else if (c === C.rparen || c === C.rbrack || c === C.gt || c === C.rbrace) depth--;
           end++;
         }
-        splitGroup(this.t, this.text, this.p, end, types);
+        splitGroup(this.t, this.text, this.strings, this.p, end, types);
         for (let i = this.p; i < end; i++) {
           if (this.t.kind[i] === IDENT && this.text.slice(this.t.start[i], this.t.end[i]) === 'loc') {
             loc = { from: this.t.start[i] ?? 0, to: this.t.end[matchClose(this.t, i + 1)] ?? 0 };

@@ -7,16 +7,33 @@ import { Tok, type MlirTokens } from './lexer';
 
 const { punct: PUNCT, ident: IDENT, bang: BANG, hash: HASH, arrow: ARROW, eof: EOF } = Tok;
 const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * One copy of each distinct piece of text: a dump names a few hundred types and op names many
+ * thousand times, and the AST and the index then share them.
+ */
+export class Strings {
+  private readonly seen = new Map<string, string>();
+
+  /** `text.slice(from, to)`, as the one shared copy. */
+  slice(text: string, from: number, to: number): string {
+    const s = text.slice(from, to);
+    const known = this.seen.get(s);
+    if (known !== undefined) return known;
+    this.seen.set(s, s);
+    return s;
+  }
+}
 const LPAREN = 40, RPAREN = 41, LBRACK = 91, RBRACK = 93, LBRACE = 123, RBRACE = 125, LT = 60, GT = 62, COMMA = 44;
 
 /** Operand and result types from the trailing `: (…) -> …` or `: T`, or a function's `-> …`. */
-export function signature(t: MlirTokens, text: string, name: string, colon: number, arrow: number): { operands: readonly string[]; results: readonly string[] } {
+export function signature(t: MlirTokens, text: string, strings: Strings, name: string, colon: number, arrow: number): { operands: readonly string[]; results: readonly string[] } {
   const isFunc = name === 'func.func' || name === 'func';
-  if (isFunc) return { operands: NONE, results: arrow >= 0 && (colon < 0 || arrow > colon) ? typeList(t, text, arrow + 1).types : NONE };
+  if (isFunc) return { operands: NONE, results: arrow >= 0 && (colon < 0 || arrow > colon) ? typeList(t, text, strings, arrow + 1).types : NONE };
   if (colon < 0) return { operands: NONE, results: NONE };
-  const list = typeList(t, text, colon + 1);
+  const list = typeList(t, text, strings, colon + 1);
   if (list.arrowAt < 0) return { operands: NONE, results: list.types };
-  const after = typeList(t, text, list.arrowAt + 1);
+  const after = typeList(t, text, strings, list.arrowAt + 1);
   return { operands: list.types, results: after.types };
 }
 
@@ -24,14 +41,14 @@ export function signature(t: MlirTokens, text: string, name: string, colon: numb
  * type-list := type (`,` type)* with `(…)` groups flattened; stops at the first token that
  * cannot continue it (`{`, `loc`, a keyword like `cond`). `arrowAt` is a following `->`.
  */
-export function typeList(t: MlirTokens, text: string, at: number): { types: string[]; arrowAt: number } {
+export function typeList(t: MlirTokens, text: string, strings: Strings, at: number): { types: readonly string[]; arrowAt: number } {
   const types: string[] = [];
   let i = at;
   for (;;) {
     const k = t.kind[i];
     if (k === PUNCT && t.code[i] === LPAREN) {
       const close = matchClose(t, i);
-      splitGroup(t, text, i + 1, close, types);
+      splitGroup(t, text, strings, i + 1, close, types);
       i = close + 1;
     } else if (k === IDENT || k === BANG || k === HASH) {
       if (t.kind[i] === IDENT && text.slice(t.start[i], t.end[i]) === 'loc') break;
@@ -43,22 +60,22 @@ export function typeList(t: MlirTokens, text: string, at: number): { types: stri
         e = t.end[close] ?? e;
         i = close + 1;
       }
-      types.push(text.slice(s, e));
+      types.push(strings.slice(text, s, e));
     } else break;
     if (t.kind[i] === PUNCT && t.code[i] === COMMA) { i++; continue; }
-    return { types, arrowAt: t.kind[i] === ARROW ? i : -1 };
+    return { types: types.slice(), arrowAt: t.kind[i] === ARROW ? i : -1 };
   }
-  return { types, arrowAt: -1 };
+  return { types: types.length ? types.slice() : NONE, arrowAt: -1 };
 }
 
 /** Splits tokens `[from, to)` at depth-0 commas, dropping `{…}` attribute dicts and `loc(…)`. */
-export function splitGroup(t: MlirTokens, text: string, from: number, to: number, out: string[]): void {
+export function splitGroup(t: MlirTokens, text: string, strings: Strings, from: number, to: number, out: string[]): void {
   let depth = 0;
   let s = -1;
   let e = -1;
   let stop = false;
   const flush = (): void => {
-    if (s >= 0) out.push(text.slice(s, e));
+    if (s >= 0) out.push(strings.slice(text, s, e));
     s = -1; e = -1; stop = false;
   };
   for (let i = from; i < to; i++) {
