@@ -33,9 +33,11 @@ export class LocResolver {
     const text = this.text.slice(span.from, span.to);
     // `loc(#loc12)`: the common case in debug dumps, answered from the alias memo
     if (text.startsWith('loc(#') && text.indexOf(')') === text.length - 1) {
+      const name = text.slice(4, -1);
       const ref: Mutable = {};
-      this.alias(text.slice(4, -1), ref);
-      return ref;
+      this.alias(name, ref);
+      // ops sharing an alias share one (read-only) source object
+      return this.memo.get(name) ?? ref;
     }
     const ref: Mutable = {};
     const i = this.tokenAt(span.from);
