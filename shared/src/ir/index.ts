@@ -2,3 +2,5 @@ export * from './analyze';
 export * from './detect';
 export * from './types';
 export * from './link';
+export * from './shape';
+export { indexHlo, parseHlo } from './hlo/index';

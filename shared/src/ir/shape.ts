@@ -67,3 +67,13 @@ export function valueBytes(type: ValueType): number {
   }
   return arrayBytes(type.dtype, type.dims);
 }
+
+/** The element a tuple index path selects (`[1, 0]` is `{1,0}`), or undefined when the path does not fit. */
+export function typeAt(type: ValueType, path: readonly number[]): ValueType | undefined {
+  let t: ValueType | undefined = type;
+  for (const i of path) {
+    if (!t || !('tuple' in t)) return undefined;
+    t = t.tuple[i];
+  }
+  return t;
+}

@@ -1,6 +1,6 @@
 import { DocumentKind } from '../../model/document';
 import type { Analysis, CrossLayerKey, Diagnostic, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo } from '../types';
-import type { HloComputation, HloModule, HloStackFrames } from './ast';
+import type { HloComputation, HloMetadata, HloModule, HloStackFrames } from './ast';
 import { collectDots } from './dots';
 import { ModuleGraph } from './graph';
 import { LineMap } from './line-map';
@@ -87,7 +87,7 @@ function indexComputation(
   }
 }
 
-function sourceOf(m: import('./ast').HloMetadata | undefined, frames: HloStackFrames): SourceRef {
+function sourceOf(m: HloMetadata | undefined, frames: HloStackFrames): SourceRef {
   if (!m) return NO_SOURCE;
   let file = m.sourceFile;
   let line = m.sourceLine;

@@ -1,4 +1,4 @@
-import type { ParseResult, ValueType } from '../types';
+import type { ParseResult } from '../types';
 import type { HloComputation, HloFile, HloInstruction, HloModule } from './ast';
 import { parseInstruction } from './instruction';
 import { parseProtoModule } from './proto-text';
@@ -184,14 +184,4 @@ function parseBody(s: Scanner): HloInstruction[] {
       params.add(ins.number);
     }
   }
-}
-
-/** Type of the value a tuple index path selects, or undefined when the path does not fit. */
-export function typeAt(type: ValueType, path: readonly number[]): ValueType | undefined {
-  let t: ValueType | undefined = type;
-  for (const i of path) {
-    if (!t || !('tuple' in t)) return undefined;
-    t = t.tuple[i];
-  }
-  return t;
 }

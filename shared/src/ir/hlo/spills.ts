@@ -1,9 +1,8 @@
-import { valueBytes } from '../shape';
+import { typeAt, valueBytes } from '../shape';
 import type { SpillCandidate, ValueType } from '../types';
 import type { HloComputation, HloInstruction } from './ast';
 import type { ModuleGraph } from './graph';
 import type { LineMap } from './line-map';
-import { typeAt } from './parser';
 
 /**
  * Instructions that launch no kernel and move no data: they pass values through (bitcast, tuple,
