@@ -58,9 +58,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(updates: UpdatesStore) {
+function setup(updates: UpdatesStore, compactBytes = 1 << 22) {
   const metrics = new Metrics();
-  const room = new Room('r', { updates, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes: 1 << 22, log: pino({ level: 'silent' }) });
+  const room = new Room('r', { updates, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes, log: pino({ level: 'silent' }) });
   const connect = () => {
     const socket = new FakeSocket();
     const conn = new Connection(socket, 'annotator', 'h', false, DEFAULT_LIMITS, metrics);
@@ -105,5 +105,25 @@ describe('Room', () => {
     expect([a.socket.closedWith, b.socket.closedWith]).toEqual([CloseCode.serverError, CloseCode.serverError]);
     expect(room.broken).toBe(true);
     expect(store.updates.load('r').updates).toEqual([]);
+  });
+
+  it('compacts the log into a snapshot once it passes the byte threshold, and reloads from it', () => {
+    const { room, connect } = setup(store.updates, 400);
+    const a = connect();
+    room.receive(a.conn, frame(2, annotationUpdate('small')));
+    room.flush();
+    expect(store.updates.load('r').snapshot).toBeUndefined();
+    const d = new Y.Doc();
+    addAnnotation(d, { ...note('big'), body: 'y'.repeat(500) });
+    room.receive(a.conn, frame(2, Y.encodeStateAsUpdate(d)));
+    room.flush();
+    const stored = store.updates.load('r');
+    expect(stored.snapshot).toBeDefined();
+    expect(stored.updates).toEqual([]);
+    room.leave(a.conn);
+    room.destroy();
+    const reloaded = setup(store.updates).room;
+    expect(readAnnotations(reloaded.doc).map((x) => x.id).sort()).toEqual(['big', 'small']);
+    reloaded.destroy();
   });
 });
