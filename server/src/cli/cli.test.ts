@@ -102,6 +102,13 @@ describe('seam command line', () => {
     expect(stdout).toMatch(/^2\s+d = dot_general\s+program\.py:5\s+-\s+.*dot/m);
   });
 
+  it('link refuses files given in the wrong order, saying which is which', async () => {
+    const { code, stdout, stderr } = await seam('link', fx('mlp', 'hlo-opt.txt'), fx('mlp', 'jaxpr.txt'), fx('mlp', 'stablehlo-debug.mlir'));
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/hlo-opt\.txt looks like hlo-opt, not jaxpr; the order is JAXPR STABLEHLO HLO/);
+  });
+
   it('refuses a bad command line with usage and status 2', async () => {
     const { code, stderr } = await seam('link', 'a', 'b');
     expect(code).toBe(2);

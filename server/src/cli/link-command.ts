@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { analyze, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
+import { analyze, detectKind, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
 import { columns } from './format';
@@ -16,6 +16,14 @@ export async function runLink(files: readonly [string, string, string], format: 
       texts.push(await readFile(f, 'utf8'));
     } catch (e) {
       io.err(`seam: cannot read ${f}: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+  }
+  const expected = [['jaxpr'], ['stablehlo'], ['hlo', 'hlo-opt']];
+  for (let i = 0; i < 3; i++) {
+    const kind = detectKind(texts[i] ?? '');
+    if (kind !== DocumentKind.text && !expected[i]?.includes(kind)) {
+      io.err(`seam: ${files[i]} looks like ${kind}, not ${expected[i]?.join(' or ')}; the order is JAXPR STABLEHLO HLO`);
       return 1;
     }
   }
