@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { createRoom } from '../helpers/server';
 import { printTable, quantile } from './table';
@@ -59,6 +60,7 @@ try {
   printTable(`Annotation made in one browser, visible in another (${ROUNDS} rounds, ms)`, ['measure', 'p50', 'p95', 'max', 'goal p95', 'p95 / goal'], [
     ['Enter in Bo → frame with it in Ada', quantile(latencies, 0.5), quantile(latencies, 0.95), Math.max(...latencies), 100, quantile(latencies, 0.95) / 100],
   ]);
+  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
 } finally {
   await browser.close();
   await server.close();

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { createRoom } from '../helpers/server';
 import { printTable, quantile } from './table';
@@ -45,7 +46,8 @@ try {
         return `${t.name.replace(/^.*\//, '')}: ${t.startTime.toFixed(0)}→${t.responseEnd.toFixed(0)}`;
       }),
     );
-    console.log(`  paint ${r.paint.toFixed(0)} ms, key ${r.key.toFixed(0)} ms; ${phases.join(', ')}`);
+    const marks = await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name.replace('seam:', '')} ${m.startTime.toFixed(0)}`));
+    console.log(`  paint ${r.paint.toFixed(0)} ms, key ${r.key.toFixed(0)} ms; ${phases.join(', ')}; ${marks.join(', ')}`);
     await context.close();
     return { paint: r.paint, interactive: Math.max(r.paint, r.key) };
   };
@@ -59,6 +61,7 @@ try {
     ['interactive', quantile(ttis, 0.5), Math.max(...ttis), 1500, quantile(ttis, 0.5) / 1500],
   ]);
 
+  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
 } finally {
   await browser.close();
   await server.close();

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { addAnnotation, quoteOf, type Annotation } from '@seam/shared/model';
+import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
@@ -96,6 +97,7 @@ try {
   printTable(`Scroll ${LINES.toLocaleString('en-US')} lines top to bottom, ${STEP_PX} px per frame, 2 runs each (ms)`, ['case', 'frames', 'p50', 'p95', 'max', 'goal p95', 'p95 / goal'], rows);
   const p95 = (t: string, k: 0 | 1) => quantile(runs[t]?.[k] ?? [], 0.95);
   console.log(`ratio p95 annotated / reference: rAF ${(p95('annotated.hlo', 0) / p95('plain.hlo', 0)).toFixed(2)}, work ${(p95('annotated.hlo', 1) / p95('plain.hlo', 1)).toFixed(2)}`);
+  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
 } finally {
   await browser.close();
   await server.close();

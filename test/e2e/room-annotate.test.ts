@@ -192,6 +192,22 @@ describe('co-annotation in the browser', () => {
     expect(await panel(owner.page).getByText('forged').count()).toBe(0);
   });
 
+  it('lets only the owner rotate a link, which disconnects whoever used the old one', async () => {
+    await annotator.page.getByRole('button', { name: 'Share', exact: true }).click();
+    await annotator.page.getByRole('textbox', { name: 'annotator link' }).waitFor();
+    expect(await annotator.page.getByRole('button', { name: /^Rotate/ }).count()).toBe(0);
+    expect(await annotator.page.getByRole('textbox', { name: 'viewer link' }).count()).toBe(0);
+    await annotator.page.getByRole('button', { name: 'Close' }).click();
+
+    await owner.page.getByRole('button', { name: 'Share', exact: true }).click();
+    const before = await linkOf(owner.page, 'viewer');
+    await owner.page.getByRole('button', { name: 'Rotate viewer link' }).click();
+    await expect.poll(() => linkOf(owner.page, 'viewer')).not.toBe(before);
+    await owner.page.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => viewer.page.getByRole('status', { name: 'Save status' }).textContent()).toContain('disconnected — token-revoked');
+    await expect.poll(() => owner.page.getByRole('list', { name: 'Participants' }).getByRole('listitem').count()).toBe(2);
+  });
+
   it('raised no page errors', () => {
     expect(errors).toEqual([]);
   });

@@ -60,6 +60,7 @@ export class DocumentsState {
     this.openText = { state: 'loading', docId };
     this.api.text(this.roomId, this.token, docId).then(
       (text) => {
+        performance.mark('seam:text-loaded');
         this.cache.set(docId, text);
         if (this.openId === docId) this.openText = { state: 'ready', docId, text };
       },

@@ -1,10 +1,11 @@
 import * as Y from 'yjs';
-import { annotationsMap, canAnnotate, readAnnotations, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role } from '@seam/shared/model';
+import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import type { Identity } from '../identity';
 import * as store from '../collab/annotation-store';
 import { participants as listParticipants, readPresence, type Participant, type PresenceState, type PresenterView, type Spotlight } from '../collab/presence';
 import { saveState, type SaveState } from '../collab/save-tracker';
+import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
@@ -31,7 +32,11 @@ export class RoomState {
   annotations = $state.raw<Annotation[]>([]);
   participants = $state.raw<Participant[]>([]);
   locked = $state(false);
-  presenter = $state.raw<Presenter | null>(null);
+  /** The presenter as the room document names them, whether or not they are still connected. */
+  private named = $state.raw<Presenter | null>(null);
+  private onlineClients = $state.raw<ReadonlySet<number>>(new Set());
+  /** Who presents, only while they are in the room: a presenter who left leads no one. */
+  readonly presenter: Presenter | null = $derived(this.named && this.onlineClients.has(this.named.clientId) ? this.named : null);
   presenterView = $state.raw<PresenterView | null>(null);
   spotlight = $state.raw<Spotlight | null>(null);
   remoteSelections = $state.raw<(RemoteSelection & { docId: string })[]>([]);
@@ -78,8 +83,7 @@ export class RoomState {
 
   private observe(s: RoomSession): void {
     const doc = s.doc;
-    annotationsMap(doc).observeDeep(() => (this.annotations = readAnnotations(doc)));
-    this.annotations = readAnnotations(doc);
+    watchAnnotations(doc, (list) => (this.annotations = list));
     const settings = doc.getMap<unknown>(RoomKey.settings);
     const readSettings = () => {
       if (settings.has(SettingKey.locked)) this.locked = settings.get(SettingKey.locked) === true;
@@ -91,11 +95,11 @@ export class RoomState {
     const presenter = doc.getMap<unknown>(RoomKey.presenter);
     const readPresenter = () => {
       const clientId = presenter.get('clientId');
-      this.presenter =
+      this.named =
         typeof clientId === 'number'
           ? { clientId, userId: String(presenter.get('userId') ?? ''), name: String(presenter.get('name') ?? ''), color: String(presenter.get('color') ?? '') }
           : null;
-      if (this.presenter && !this.presenting) this.following = true;
+      if (this.named && this.named.clientId !== s.doc.clientID) this.following = true;
       this.readAwareness();
     };
     presenter.observe(readPresenter);
@@ -121,6 +125,7 @@ export class RoomState {
     if (!s) return;
     const states = s.provider.awareness.getStates();
     this.participants = listParticipants(states, s.doc.clientID);
+    this.onlineClients = new Set(states.keys());
     const remote: (RemoteSelection & { docId: string })[] = [];
     for (const [clientId, raw] of states) {
       if (clientId === s.doc.clientID) continue;
@@ -128,7 +133,7 @@ export class RoomState {
       if (p?.dumpSel) remote.push({ clientId, name: p.user.name, color: p.user.color, docId: p.dumpSel.docId, anchor: p.dumpSel.anchor, head: p.dumpSel.head });
     }
     this.remoteSelections = remote;
-    const p = this.presenter ? readPresence(states.get(this.presenter.clientId)) : null;
+    const p = this.named ? readPresence(states.get(this.named.clientId)) : null;
     this.presenterView = p?.view ?? null;
     if (p?.spotlight && p.spotlight.at !== this.spotlight?.at) this.spotlight = p.spotlight;
   }

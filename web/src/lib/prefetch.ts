@@ -1,0 +1,15 @@
+/** What `index.html` starts fetching for a room link before the app bundle has loaded. */
+export interface RoomPrefetch {
+  readonly roomId: string;
+  readonly token: string;
+  /** The `GET /api/rooms/:id` response, or null when the request failed. */
+  readonly info: Promise<Response | null>;
+  /** The text of the room's oldest document, or null. */
+  readonly text: Promise<{ docId: string; text: string } | null>;
+}
+
+/** Reads the prefetch `index.html` left on the window, if any. */
+export function takePrefetch(w: Window): RoomPrefetch | null {
+  const p = (w as Window & { __seamPrefetch?: RoomPrefetch }).__seamPrefetch;
+  return p && typeof p.roomId === 'string' && typeof p.token === 'string' ? p : null;
+}
