@@ -9,6 +9,7 @@ import { jobRoutes } from './jobs/wiring';
 import type { Metrics } from './metrics';
 import { annotationRoutes } from './routes/annotations';
 import { documentRoutes } from './routes/documents';
+import { exportRoutes } from './routes/export';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));
+  app.route('/api/rooms', exportRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
   app.all('/api/*', () => {
     throw new ApiError(ErrorCode.notFound, 'no such endpoint');

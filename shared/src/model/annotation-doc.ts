@@ -37,6 +37,8 @@ export function annotationToYMap(a: Annotation): Y.Map<unknown> {
   m.set('createdAt', a.createdAt);
   m.set('resolved', a.resolved);
   if (a.instruction !== undefined) m.set('instruction', a.instruction);
+  if (a.bytes !== undefined) m.set('bytes', a.bytes);
+  if (a.traffic !== undefined) m.set('traffic', a.traffic);
   if (a.editedAt !== undefined) m.set('editedAt', a.editedAt);
   const replies = new Y.Array<Y.Map<unknown>>();
   replies.push(a.replies.map(replyToYMap));
@@ -102,9 +104,13 @@ export function readAnnotation(v: unknown): Annotation | undefined {
   }
   const instruction = v.get('instruction');
   const editedAt = v.get('editedAt');
+  const bytes = v.get('bytes');
+  const traffic = v.get('traffic');
   return {
     id, docId, from, to, quote, kind: kind as AnnotationKind, body, author, createdAt, resolved, replies: list,
     ...(isStr(instruction) ? { instruction } : {}),
+    ...(isNum(bytes) && bytes >= 0 ? { bytes } : {}),
+    ...(isNum(traffic) && traffic >= 0 ? { traffic } : {}),
     ...(isNum(editedAt) ? { editedAt } : {}),
   };
 }

@@ -39,6 +39,10 @@ export interface Annotation {
   readonly replies: readonly Reply[];
   /** Instruction or value name at the anchor, when the IR index knows it (e.g. `%fusion.3`). */
   readonly instruction?: string;
+  /** Size in bytes of the marked value, when the analysis knew it (spills, fusion outputs). */
+  readonly bytes?: number;
+  /** Memory traffic in bytes the marked value causes (one write plus one read per consumer), for spills. */
+  readonly traffic?: number;
   readonly editedAt?: number;
 }
 

@@ -5,3 +5,4 @@ export * from './room-schema';
 export * from './jobs';
 export * from './annotation-doc';
 export * from './api';
+export * from './export';

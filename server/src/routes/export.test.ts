@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Annotation, RoomExport } from '@seam/shared/model';
+import { testApp, type TestApp } from '../testing';
+
+const TEXT = 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n';
+
+let t: TestApp;
+let room: Awaited<ReturnType<TestApp['room']>>;
+let docId: string;
+beforeEach(async () => {
+  t = testApp();
+  room = await t.room('Attention lab');
+  const res = await t.call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title: 'tiny.hlo', text: TEXT } });
+  docId = ((await res.json()) as { id: string }).id;
+});
+afterEach(() => t.close());
+
+describe('room export', () => {
+  it('exports the documents and each annotation with its quoted line, as Markdown and as JSON', async () => {
+    const from = TEXT.indexOf('ROOT');
+    const created = await t.call('POST', `/api/rooms/${room.id}/annotations`, {
+      token: room.tokens.annotator,
+      json: { docId, from, to: from + 4, kind: 'question', body: 'why a root?', instruction: 'p', author: { name: 'Ada' } },
+    });
+    const a = (await created.json()) as Annotation;
+    await t.call('POST', `/api/rooms/${room.id}/annotations/${a.id}/replies`, { token: room.tokens.owner, json: { body: 'it is the result', author: { name: 'Bo' } } });
+
+    const md = await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: room.tokens.viewer });
+    expect(md.status).toBe(200);
+    expect(md.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expect(md.headers.get('content-disposition')).toBe('attachment; filename="attention-lab.md"');
+    const text = await md.text();
+    expect(text).toMatch(/^# Attention lab\n/);
+    expect(text).toContain(`- tiny.hlo (hlo, ${TEXT.length} B)`);
+    expect(text).toContain('### **question** · `p` · open');
+    expect(text).toContain('tiny.hlo, line 3 — Ada');
+    expect(text).toContain('```\n  ROOT p = f32[4]{0} parameter(0)\n```');
+    expect(text).toContain('> why a root?');
+    expect(text).toContain('- **Bo**: it is the result');
+
+    const json = await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: room.tokens.viewer });
+    expect(json.status).toBe(200);
+    const e = (await json.json()) as RoomExport;
+    expect(e).toMatchObject({ format: 'seam-room-export', version: 1, room: { id: room.id, title: 'Attention lab' } });
+    expect(e.documents.map((d) => d.id)).toEqual([docId]);
+    expect(e.annotations).toHaveLength(1);
+    expect(e.annotations[0]).toMatchObject({ id: a.id, document: 'tiny.hlo', lineFrom: 3, lineTo: 3, quoted: '  ROOT p = f32[4]{0} parameter(0)', detached: false });
+    expect(e.annotations[0]?.replies.map((r) => r.body)).toEqual(['it is the result']);
+  });
+
+  it('refuses a request without a valid token, and a token of another room', async () => {
+    expect((await t.call('GET', `/api/rooms/${room.id}/export.md`)).status).toBe(401);
+    expect((await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: 'nope' })).status).toBe(401);
+    const other = await t.room('other');
+    const res = await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: other.tokens.owner });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+});
