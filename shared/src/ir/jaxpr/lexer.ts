@@ -53,11 +53,6 @@ export function lexJaxpr(text: string): JaxprTokens {
   let space = true;
   let i = 0;
   const n = text.length;
-  const push = (kind: JTok, from: number, to: number): void => {
-    tokens.push({ kind, from, to, newline, space });
-    newline = false;
-    space = false;
-  };
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 10) { newline = true; space = true; i++; continue; }
@@ -74,20 +69,17 @@ export function lexJaxpr(text: string): JaxprTokens {
       if (close > 0 && close - i < 200 && !text.slice(i, close).includes('\n')) { i = close + 1; continue; }
     }
     const s = i;
+    let kind: JTok;
     if (c === 34 || c === 39) {
       i++;
       while (i < n && text.charCodeAt(i) !== c && text.charCodeAt(i) !== 10) i += text.charCodeAt(i) === 92 ? 2 : 1;
       if (i < n && text.charCodeAt(i) === c) i++;
-      push(JTok.string, s, Math.min(i, n));
-      continue;
-    }
-    if (isIdStart(c) || (c === 45 && text.startsWith('inf', i + 1))) {
+      kind = JTok.string;
+    } else if (isIdStart(c) || (c === 45 && text.startsWith('inf', i + 1))) {
       i += c === 45 ? 4 : 1;
       while (i < n && isIdChar(text.charCodeAt(i))) i++;
-      push(JTok.ident, s, i);
-      continue;
-    }
-    if (isDigit(c) || ((c === 45 || c === 43) && (isDigit(text.charCodeAt(i + 1)) || (text.charCodeAt(i + 1) === 46 && isDigit(text.charCodeAt(i + 2)))))) {
+      kind = JTok.ident;
+    } else if (isDigit(c) || ((c === 45 || c === 43) && (isDigit(text.charCodeAt(i + 1)) || (text.charCodeAt(i + 1) === 46 && isDigit(text.charCodeAt(i + 2)))))) {
       i++;
       while (i < n && (isDigit(text.charCodeAt(i)) || text.charCodeAt(i) === 46)) i++;
       const e = text.charCodeAt(i);
@@ -96,13 +88,18 @@ export function lexJaxpr(text: string): JaxprTokens {
         while (i < n && isDigit(text.charCodeAt(i))) i++;
       }
       // `0x7f3a…` addresses inside `<function f at 0x…>`
-      while (i < n && (isIdChar(text.charCodeAt(i)))) i++;
-      push(JTok.number, s, i);
-      continue;
+      while (i < n && isIdChar(text.charCodeAt(i))) i++;
+      kind = JTok.number;
+    } else if (c === 60 && text.charCodeAt(i + 1) === 45) {
+      i += 2;
+      kind = JTok.larrow;
+    } else {
+      i++;
+      kind = JTok.punct;
     }
-    if (c === 60 && text.charCodeAt(i + 1) === 45) { i += 2; push(JTok.larrow, s, i); continue; }
-    i++;
-    push(JTok.punct, s, i);
+    tokens.push({ kind, from: s, to: Math.min(i, n), newline, space });
+    newline = false;
+    space = false;
   }
   tokens.push({ kind: JTok.eof, from: n, to: n, newline: true, space: true });
   return { tokens, comments };

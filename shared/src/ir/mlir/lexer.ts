@@ -60,34 +60,55 @@ const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 97 && c <= 102) |
 const isSuffixChar = (c: number): boolean => isIdStart(c) || isDigit(c) || c === 36 || c === 46 || c === 45;
 const isBareChar = (c: number): boolean => isIdStart(c) || isDigit(c) || c === 36 || c === 46;
 
+/** Growable parallel arrays the lexer appends to; a class so the hot loop keeps its locals in registers. */
+class TokenWriter {
+  kind: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  newline: Uint8Array;
+  code: Uint16Array;
+  n = 0;
+  /** Whether a line break came since the last token. */
+  sawNewline = 1;
+
+  constructor(cap: number) {
+    this.kind = new Uint8Array(cap);
+    this.start = new Int32Array(cap);
+    this.end = new Int32Array(cap);
+    this.newline = new Uint8Array(cap);
+    this.code = new Uint16Array(cap);
+  }
+
+  push(k: Tok, s: number, e: number, c: number): void {
+    const n = this.n;
+    if (n === this.kind.length) this.grow();
+    this.kind[n] = k;
+    this.start[n] = s;
+    this.end[n] = e;
+    this.newline[n] = this.sawNewline;
+    this.code[n] = c;
+    this.n = n + 1;
+    this.sawNewline = 0;
+  }
+
+  private grow(): void {
+    const size = this.kind.length * 2;
+    const k = new Uint8Array(size); k.set(this.kind); this.kind = k;
+    const s = new Int32Array(size); s.set(this.start); this.start = s;
+    const e = new Int32Array(size); e.set(this.end); this.end = e;
+    const n = new Uint8Array(size); n.set(this.newline); this.newline = n;
+    const c = new Uint16Array(size); c.set(this.code); this.code = c;
+  }
+}
+
 /** Splits `text[from, to)` into tokens. */
 export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
-  const cap = Math.max(16, ((to - from) >> 2) + 16);
-  let kind = new Uint8Array(cap);
-  let start = new Int32Array(cap);
-  let end = new Int32Array(cap);
-  let newline = new Uint8Array(cap);
-  let code = new Uint16Array(cap);
+  const w = new TokenWriter(Math.max(16, ((to - from) >> 2) + 16));
   const unterminated: number[] = [];
-  let n = 0;
-  let sawNewline = 1;
-  const push = (k: Tok, s: number, e: number, c: number): void => {
-    if (n === kind.length) {
-      const size = kind.length * 2;
-      const k2 = new Uint8Array(size); k2.set(kind); kind = k2;
-      const s2 = new Int32Array(size); s2.set(start); start = s2;
-      const e2 = new Int32Array(size); e2.set(end); end = e2;
-      const n2 = new Uint8Array(size); n2.set(newline); newline = n2;
-      const c2 = new Uint16Array(size); c2.set(code); code = c2;
-    }
-    kind[n] = k; start[n] = s; end[n] = e; newline[n] = sawNewline; code[n] = c;
-    n++;
-    sawNewline = 0;
-  };
   let i = from;
   while (i < to) {
     const c = text.charCodeAt(i);
-    if (c === 10) { sawNewline = 1; i++; continue; }
+    if (c === 10) { w.sawNewline = 1; i++; continue; }
     if (c === 32 || c === 9 || c === 13 || c === 12) { i++; continue; }
     if (c === 47 && text.charCodeAt(i + 1) === 47) {
       while (i < to && text.charCodeAt(i) !== 10) i++;
@@ -106,7 +127,7 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
       }
       if (i > to) i = to;
       if (!closed) unterminated.push(s);
-      push(Tok.string, s, i, 0);
+      w.push(Tok.string, s, i, 0);
       continue;
     }
     if (c === 37 || c === 94 || c === 35 || c === 33) {
@@ -118,8 +139,8 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
         while (i < to && isDigit(text.charCodeAt(i))) i++;
       }
       const k = c === 37 ? Tok.percent : c === 94 ? Tok.caret : c === 35 ? Tok.hash : Tok.bang;
-      if (i === s + 1) push(Tok.punct, s, i, c);
-      else push(k, s, i, 0);
+      if (i === s + 1) w.push(Tok.punct, s, i, c);
+      else w.push(k, s, i, 0);
       continue;
     }
     if (c === 64) {
@@ -131,13 +152,13 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
       } else {
         while (i < to && isSuffixChar(text.charCodeAt(i))) i++;
       }
-      push(Tok.at, s, Math.min(i, to), 0);
+      w.push(Tok.at, s, Math.min(i, to), 0);
       continue;
     }
     if (isIdStart(c)) {
       i++;
       while (i < to && isBareChar(text.charCodeAt(i))) i++;
-      push(Tok.ident, s, i, 0);
+      w.push(Tok.ident, s, i, 0);
       continue;
     }
     if (isDigit(c) || ((c === 45 || c === 43) && isDigit(text.charCodeAt(i + 1)))) {
@@ -154,14 +175,14 @@ export function lexMlir(text: string, from = 0, to = text.length): MlirTokens {
           while (i < to && isDigit(text.charCodeAt(i))) i++;
         }
       }
-      push(Tok.number, s, i, 0);
+      w.push(Tok.number, s, i, 0);
       continue;
     }
-    if (c === 45 && text.charCodeAt(i + 1) === 62) { i += 2; push(Tok.arrow, s, i, 0); continue; }
-    if (c < 128 && PUNCT_CHARS[c] === 1) { i++; push(Tok.punct, s, i, c); continue; }
+    if (c === 45 && text.charCodeAt(i + 1) === 62) { i += 2; w.push(Tok.arrow, s, i, 0); continue; }
+    if (c < 128 && PUNCT_CHARS[c] === 1) { i++; w.push(Tok.punct, s, i, c); continue; }
     i++;
-    push(Tok.bad, s, i, c);
+    w.push(Tok.bad, s, i, c);
   }
-  push(Tok.eof, to, to, 0);
-  return { text, count: n, kind, start, end, newline, code, unterminated };
+  w.push(Tok.eof, to, to, 0);
+  return { text, count: w.n, kind: w.kind, start: w.start, end: w.end, newline: w.newline, code: w.code, unterminated };
 }
