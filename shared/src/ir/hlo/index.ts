@@ -36,7 +36,9 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
     } else {
       outline.push(...children);
     }
-    for (const scope of module.computations) indexComputation(scope, graph, module, lines, values, fusions, keys, diagnostics);
+    // Instructions that print the same metadata share one parsed metadata object, hence one source.
+    const sources = new Map<HloMetadata, SourceRef>();
+    for (const scope of module.computations) indexComputation(scope, graph, module, lines, values, fusions, keys, sources);
     collectDots(graph, lines, dots);
     if (kind === DocumentKind.hloOpt) {
       const found = findSpills(graph, lines);
@@ -60,19 +62,21 @@ function outlineOf(c: HloComputation, graph: ModuleGraph, lines: LineMap): Outli
 
 function indexComputation(
   scope: HloComputation, graph: ModuleGraph, module: HloModule, lines: LineMap,
-  values: ValueInfo[], fusions: FusionInfo[], keys: CrossLayerKey[], diagnostics: Diagnostic[],
+  values: ValueInfo[], fusions: FusionInfo[], keys: CrossLayerKey[], sources: Map<HloMetadata, SourceRef>,
 ): void {
   const fusion = graph.fusionCaller.get(scope.name)?.name;
   for (const ins of scope.instructions) {
     const line = lines.lineAt(ins.from);
     values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
-    const source = sourceOf(ins.metadata, module.stackFrames);
+    const m = ins.metadata;
+    let source = m === undefined ? NO_SOURCE : sources.get(m);
+    if (source === undefined) {
+      source = sourceOf(m, module.stackFrames);
+      if (m) sources.set(m, source);
+    }
     keys.push(fusion === undefined
       ? { name: ins.name, op: ins.opcode, scope: scope.name, line, source, from: ins.from, to: ins.to }
       : { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to });
-    for (const o of ins.operands) {
-      if (!graph.lookup(scope, o)) diagnostics.push({ severity: 'warning', message: `'${ins.name}' uses '${o}', which is not defined in '${scope.name}'`, from: ins.from, to: ins.to });
-    }
     if (ins.opcode === 'fusion') {
       const calls = ins.calls?.[0] ?? '';
       const callee = graph.computations.get(calls);

@@ -27,6 +27,30 @@ function internedShape(s: Scanner): InternedShape | undefined {
   return shape;
 }
 
+/**
+ * `metadata={…}` at the cursor, shared with every earlier instruction that printed the same text
+ * (a model unrolled over layers repeats its name stacks): parsed once per distinct text.
+ */
+function internedMetadata(s: Scanner): HloMetadata | undefined {
+  const at = s.pos;
+  if (s.peek() !== Ch.lbrace) return parseMetadata(s);
+  const problems = s.diagnostics.length;
+  s.skipGroup();
+  if (s.diagnostics.length > problems) {
+    // Unclosed: let the metadata reader say what it found, once.
+    s.diagnostics.length = problems;
+    s.pos = at;
+    return parseMetadata(s);
+  }
+  const text = s.text.slice(at, s.pos);
+  if (s.metadata.has(text)) return s.metadata.get(text);
+  const end = s.pos;
+  s.pos = at;
+  const parsed = parseMetadata(s);
+  if (s.pos === end) s.metadata.set(text, parsed);
+  return parsed;
+}
+
 /** Opcodes whose parenthesised part is a literal or a number, not operand names. */
 const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
 
@@ -88,7 +112,7 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     const keyAt = s.pos;
     // Keys are matched in place, not sliced: most instructions carry several attributes.
     switch (s.peek()) {
-      case M: if (s.keyword('metadata')) { metadata = parseMetadata(s); break; } unknown(s, keyAt); break;
+      case M: if (s.keyword('metadata')) { metadata = internedMetadata(s); break; } unknown(s, keyAt); break;
       case K: if (s.keyword('kind')) { fusionKind = s.name(); break; } unknown(s, keyAt); break;
       case C:
         if (s.keyword('calls')) calls = parseNameList(s);

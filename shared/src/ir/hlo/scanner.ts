@@ -1,4 +1,5 @@
 import type { Diagnostic, ValueType } from '../types';
+import type { HloMetadata } from './ast';
 
 /** A shape as printed, parsed once per distinct text. */
 export interface InternedShape {
@@ -36,6 +37,8 @@ export class Scanner {
   readonly diagnostics: Diagnostic[] = [];
   /** Shapes read so far, by their text (see `internedShape`). */
   readonly shapes = new Map<string, InternedShape>();
+  /** Metadata read so far, by its text (see `internedMetadata`). */
+  readonly metadata = new Map<string, HloMetadata | undefined>();
 
   constructor(readonly text: string) {
     this.end = text.length;
