@@ -85,6 +85,13 @@ describe('linkLayers', () => {
     expect(md.find((l) => l.includes('| dot_general |'))).toMatch(/stablehlo\.dot_general.*\(dot/);
   });
 
+  it('links dumps saved with CRLF line endings the same way', () => {
+    const crlf = (f: string): string => fixture('mlp', f).replace(/\n/g, '\r\n');
+    const rows = linkLayers(indexJaxpr(crlf('jaxpr.txt')), indexStablehlo(crlf('stablehlo-debug.mlir')), indexHlo(crlf('hlo-opt.txt'), 'hlo-opt'));
+    const strip = (r: MappingRow): unknown => [r.equation, r.primitive, r.line, r.stablehlo.map((o) => o.name), r.hlo.map((o) => o.name)];
+    expect(rows.map(strip)).toEqual(layers('mlp').rows.map(strip));
+  });
+
   it('keeps a row for every equation when the other layers are empty', () => {
     const { jaxpr } = layers('mlp');
     const empty = indexStablehlo('');
