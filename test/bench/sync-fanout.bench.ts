@@ -17,7 +17,7 @@ import { measureAll } from './sync/targets';
  * every reader does not queue behind one event loop.
  */
 const scale = QUICK ? { readers: 20, annotations: 200, perSecond: 100, parts: 2 } : { readers: 100, annotations: 2000, perSecond: 100, parts: 2 };
-const ROUNDS = 2;
+const ROUNDS = QUICK ? 1 : 2;
 const script = fileURLToPath(new URL('./sync/fanout-load.ts', import.meta.url));
 
 /** One run, its shares' results joined. */

@@ -14,7 +14,7 @@ import { measureAll } from './sync/targets';
  */
 const scale = QUICK ? { annotations: 1000, joins: 5 } : { annotations: 10_000, joins: 20 };
 const GOAL_MS = 250;
-const ROUNDS = 2;
+const ROUNDS = QUICK ? 1 : 2;
 const script = fileURLToPath(new URL('./sync/join-load.ts', import.meta.url));
 
 console.log(`join: a room with ${scale.annotations} annotations, ${scale.joins} fresh stock clients joining one at a time, ` +
