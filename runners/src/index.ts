@@ -1,1 +1,1 @@
-export { startLocalRunner, type LocalRunner, type LocalRunnerOptions } from './agent/local';
+export { prepareLocal, type EnsureVenv } from './agent/local';

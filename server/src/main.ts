@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { startLocalRunner } from '@seam/runners';
 import { loadConfig } from './config';
+import { spawnLocalRunner } from './local-runner';
 import { startServer } from './server';
 
 /**
@@ -13,15 +13,19 @@ const log = pino({ level: config.logLevel }, pino.destination(2));
 const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.meta.url));
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
-// Unless SEAM_RUNNER=off: a CPU runner for this server, its JAX virtualenv built on first use.
+// Unless SEAM_RUNNER=off: a CPU runner for this server in a child process, which builds its JAX
+// virtualenv on first use.
 const localRunner = config.runner
-  ? startLocalRunner({ serverUrl: server.url, token: server.createRunnerToken('local'), onProgress: (line) => log.info({ runner: 'local' }, line) })
-    .catch((err: unknown) => void log.error({ err }, 'the local runner did not start'))
+  ? spawnLocalRunner({
+    serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env,
+    onLine: (line) => log.info({ runner: 'local' }, line),
+    onExit: (code, signal) => void log.warn({ runner: 'local', code, signal }, 'the local runner exited'),
+  })
   : undefined;
 
 const stop = (signal: string) => {
   log.info({ signal }, 'shutting down');
-  Promise.all([localRunner?.then((r) => r?.stop()), server.close()]).then(
+  Promise.all([localRunner?.stop(), server.close()]).then(
     () => process.exit(0),
     (err: unknown) => {
       log.error({ err }, 'shutdown failed');

@@ -8,6 +8,9 @@ import type { Isolation } from './sandbox';
 /** The `runners/` folder of this checkout. */
 export const RUNNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** The interpreter a runner uses unless `--python` names another: the project's virtualenv. */
+export const DEFAULT_PYTHON = join(RUNNERS_DIR, '.venv', 'bin', 'python');
+
 /** The command-line options of `seam-runner`. */
 export interface CliOptions {
   readonly server: string;
@@ -18,10 +21,15 @@ export interface CliOptions {
   readonly maxOutputBytes: number;
   readonly maxArtifactBytes: number;
   readonly network: boolean;
+  /**
+   * `--local`: the runner that `npm start` spawns. It builds the project's virtualenv first (unless
+   * `--python` names an interpreter) and takes the token from `SEAM_RUNNER_TOKEN` only.
+   */
+  readonly local: boolean;
 }
 
 export const USAGE = `usage: seam-runner --server URL --token T [--name N] [--python PATH]
-       [--memory-limit BYTES|0] [--max-output BYTES] [--max-artifact BYTES] [--allow-network]
+       [--memory-limit BYTES|0] [--max-output BYTES] [--max-artifact BYTES] [--allow-network] [--local]
   --server        the Seam server, e.g. https://seam.example.org
   --token         a runner token (or SEAM_RUNNER_TOKEN); never logged
   --name          how the room lists this runner (default: the host name)
@@ -29,7 +37,9 @@ export const USAGE = `usage: seam-runner --server URL --token T [--name N] [--py
   --memory-limit  address-space limit per capture (default 16 GiB; 0 for none, e.g. on GPUs)
   --max-output    stdout+stderr bytes before a capture is stopped (default 16 MiB)
   --max-artifact  largest dump posted (default 64 MiB)
-  --allow-network run captures with network (by default they run in a network namespace where possible)`;
+  --allow-network run captures with network (by default they run in a network namespace where possible)
+  --local         the runner npm start spawns: builds runners/.venv first (with progress), token from
+                  SEAM_RUNNER_TOKEN only`;
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -46,7 +56,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   const flags = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
-    if (a === '--allow-network' || a === '--help') flags.add(a);
+    if (a === '--allow-network' || a === '--help' || a === '--local') flags.add(a);
     else if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       if (eq > 0) values.set(a.slice(0, eq), a.slice(eq + 1));
@@ -56,6 +66,8 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   if (flags.has('--help')) throw new Error(USAGE);
   const known = new Set(['--server', '--token', '--name', '--python', '--memory-limit', '--max-output', '--max-artifact']);
   for (const k of values.keys()) if (!known.has(k)) throw new Error(`unknown option ${k}\n${USAGE}`);
+  const local = flags.has('--local');
+  if (local && values.has('--token')) throw new Error('--local takes the token from SEAM_RUNNER_TOKEN, not from the command line');
   const server = values.get('--server') ?? env.SEAM_SERVER;
   const token = values.get('--token') ?? env.SEAM_RUNNER_TOKEN;
   if (!server || !token) throw new Error(`--server and --token are required\n${USAGE}`);
@@ -63,11 +75,12 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
   return {
     server, token,
     name: values.get('--name') || hostname(),
-    python: values.get('--python') || join(RUNNERS_DIR, '.venv', 'bin', 'python'),
+    python: values.get('--python') || DEFAULT_PYTHON,
     memoryBytes: values.has('--memory-limit') ? bytes('--memory-limit', values.get('--memory-limit')) : 16 * GiB,
     maxOutputBytes: values.has('--max-output') ? bytes('--max-output', values.get('--max-output')) : 16 * MiB,
     maxArtifactBytes: values.has('--max-artifact') ? bytes('--max-artifact', values.get('--max-artifact')) : 64 * MiB,
     network: flags.has('--allow-network'),
+    local,
   };
 }
 

@@ -1,11 +1,14 @@
 import { Agent } from './agent';
 import { executeConfig, parseCli } from './config';
+import { VenvError } from '../venv';
+import { prepareLocal } from './local';
 import { probeCapabilities } from './probe';
 import { probeIsolation } from './sandbox';
 import { sweepStaleScratch } from './scratch';
 
 /**
- * `seam-runner --server URL --token T [--name N]`: probes the host (JAX devices and versions, what
+ * `seam-runner --server URL --token T [--name N] [--local]`: with `--local`, builds the project's
+ * virtualenv first (progress on stdout); then probes the host (JAX devices and versions, what
  * isolation it allows), then runs the agent until SIGINT/SIGTERM or a revoked token. Returns the
  * exit code.
  */
@@ -16,6 +19,13 @@ export async function main(argv: readonly string[], env: Record<string, string |
   } catch (e) {
     console.error((e as Error).message);
     return 2;
+  }
+  try {
+    options = await prepareLocal(options, (line) => console.log(line));
+  } catch (e) {
+    if (!(e instanceof VenvError)) throw e;
+    console.error(`${options.name}: ${e.message}`);
+    return 1;
   }
   const stale = sweepStaleScratch();
   if (stale.length > 0) console.log(`cleaned up ${stale.length} capture(s) left by an agent that died`);

@@ -21,7 +21,7 @@ function hashToken(token: string): string {
 
 /**
  * Runner tokens, distinct from room tokens: created and revoked by whoever operates the server (the
- * `runner-token` CLI, or `startLocalRunner`), stored as sha256 hashes.
+ * `runner-token` CLI, or `npm start` for its local runner), stored as sha256 hashes.
  */
 export class RunnerTokens {
   constructor(private readonly db: Database.Database, private readonly now: () => number = Date.now) {
