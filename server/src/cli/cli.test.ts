@@ -22,7 +22,8 @@ function seam(...args: string[]): Promise<{ code: number | null; stdout: string;
   });
 }
 
-describe('seam command line', () => {
+// Each case starts Node and tsx afresh; leave room for a loaded machine.
+describe('seam command line', { timeout: 90_000 }, () => {
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'seam-cli-'));
