@@ -94,15 +94,18 @@ class Indexer {
   /** One op inside a function: its results, dot, key, and nested regions as outline children. */
   private op(op: MlirOperation, scope: string, outline: OutlineEntry[]): void {
     this.check(op);
-    op.results.forEach((r, i) => {
-      const type = op.resultTypes.length === op.results.length ? op.resultTypes[i] : op.resultTypes[Math.min(i, op.resultTypes.length - 1)];
-      this.value(r, scope, type ?? '', op.line);
-    });
+    const types = op.resultTypes;
+    const sameCount = types.length === op.results.length;
+    for (let i = 0; i < op.results.length; i++) {
+      const r = op.results[i];
+      if (r) this.value(r, scope, (sameCount ? types[i] : types[Math.min(i, types.length - 1)]) ?? '', op.line);
+    }
     // `stablehlo.while(%iterArg = %a, …) : T1, …`: iteration arguments take the result types in order
     op.args.forEach((a, i) => this.value(a, scope, a.type || (op.args.length === op.resultTypes.length ? (op.resultTypes[i] ?? '') : ''), op.line));
     this.dot(op, scope);
     if (!STRUCTURAL.has(op.name)) {
-      this.keys.push({ from: op.from, to: op.to, name: op.results.map((r) => r.name).join(',') || `${op.name}@${op.line}`, op: op.name, scope, line: op.line, source: this.locs?.resolve(op.loc) ?? {} });
+      const name = op.results.length === 1 ? (op.results[0]?.name ?? '') : op.results.map((r) => r.name).join(',') || `${op.name}@${op.line}`;
+      this.keys.push({ from: op.from, to: op.to, name, op: op.name, scope, line: op.line, source: this.locs?.resolve(op.loc) ?? {} });
     }
     op.regions.forEach((region, k) => {
       const children: OutlineEntry[] = [];
