@@ -62,5 +62,6 @@ describe('detectKind', () => {
     expect(detectKind('ENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n')).toBe('hlo');
     expect(detectKind('fusion {\n  p0 = f32[256] parameter(0)\n  ROOT asin = f32[256] asin(p0)\n}\n')).toBe('hlo');
     expect(detectKind('{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }\n\nmodule {\n}\n')).toBe('jaxpr');
+    expect(detectKind('{ lambda ; a:f32[]. let\n    debug_callback[callback=log fmt=\'{"ph": "X"}\'] a\n  in (a,) }')).toBe('jaxpr');
   });
 });

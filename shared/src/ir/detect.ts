@@ -18,10 +18,10 @@ const HLO_OPTIMIZED = /is_scheduled=true|\bfusion\([^\n]*\bkind=k[A-Z]\w*/;
  */
 export function detectKind(text: string): DocumentKind {
   const head = text.slice(0, 65536);
-  if (/^\s*[[{]/.test(head) && /"traceEvents"\s*:|"ph"\s*:\s*"/.test(head)) return DocumentKind.trace;
   const first = firstStatements(head, 8);
   const line = first[0] ?? '';
   if (JAXPR_START.test(line) || (/^\s*let\b/.test(line) && JAXPR_START.test(first.slice(0, 2).join(' ')))) return DocumentKind.jaxpr;
+  if (/^\s*[[{]/.test(head) && /"traceEvents"\s*:|"ph"\s*:\s*"/.test(head)) return DocumentKind.trace;
   if (/^\s*(?:HloModule\b|hlo_module\s*\{)/.test(line) || isHloBody(first)) return hloKind(text);
   if (MLIR_START.test(line)) return DocumentKind.stablehlo;
   if (/^\s*HloModule\b/m.test(head)) return hloKind(text);
