@@ -1,0 +1,33 @@
+import type { Extension } from '@codemirror/state';
+import { EditorView } from '@codemirror/view';
+import { irBadges } from './badges';
+import { irIndexField } from './field';
+import { irGoToDefinition } from './goto';
+import { irHover } from './hover';
+import { hoverLineReporter, linkedLines } from './linked';
+import { irHighlightUses } from './uses';
+
+export { irBadges } from './badges';
+export { irIndexField, setIrIndex } from './field';
+export { definitionOf, goToDefinition, irGoToDefinition } from './goto';
+export { dotLines, fusionLines, hoverFacts, irHover, spillLines } from './hover';
+export { hoverLineReporter, linkedLines, setLinkedLines, type LinkedLines } from './linked';
+export { bareName, buildLookup, scopeAt, spanAt, valueAt, wordAt, type IrLookup } from './lookup';
+export { shapeAt } from './shape-bytes';
+export { formatShortBytes } from './short-bytes';
+export { irHighlightUses, occurrences } from './uses';
+
+const irTheme = EditorView.theme({
+  '.cm-ir-use': { backgroundColor: 'color-mix(in srgb, var(--accent, #2563eb) 22%, transparent)', borderRadius: '2px' },
+  '.cm-ir-linked': { backgroundColor: 'color-mix(in srgb, var(--accent, #2563eb) 16%, transparent)', boxShadow: 'inset 3px 0 0 var(--accent, #2563eb)' },
+  '.cm-ir-linked-remote': { boxShadow: 'inset 3px 0 0 var(--ann-question, #d97706)' },
+  '.cm-ir-badge': { marginLeft: '12px', padding: '0 5px', borderRadius: '8px', fontFamily: 'var(--sans)', fontSize: '11px', whiteSpace: 'nowrap' },
+  '.cm-ir-badge-fusion': { color: 'var(--ann-fusion, #7c3aed)', border: '1px solid var(--ann-fusion, #7c3aed)' },
+  '.cm-ir-badge-spill': { color: 'var(--ann-spill, #dc2626)', border: '1px solid var(--ann-spill, #dc2626)' },
+  '.cm-ir-hover': { padding: '6px 8px', fontFamily: 'var(--mono)', fontSize: '12px', lineHeight: '1.45', maxWidth: '560px' },
+});
+
+/** Every IR overlay: index field, hover, go to definition, uses, badges, counterpart lines; `onHoverLine` reports the pointer's line. */
+export function irOverlays(onHoverLine?: (line: number | null) => void): Extension {
+  return [irIndexField, irHover(), irGoToDefinition(), irHighlightUses(), irBadges(), linkedLines(), onHoverLine ? hoverLineReporter(onHoverLine) : [], irTheme];
+}
