@@ -15,6 +15,11 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly presenceDropped = new Counter({
+    name: 'seam_awareness_entries_dropped_total',
+    help: 'Awareness entries dropped because another socket owns their client ID.',
+    registers: [this.registry],
+  });
   readonly closed = new Counter({ name: 'seam_sockets_closed_total', help: 'Sockets the server closed, by close code.', labelNames: ['code'] as const, registers: [this.registry] });
   readonly persistSeconds = new Histogram({
     name: 'seam_persist_seconds',

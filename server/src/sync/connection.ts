@@ -15,8 +15,6 @@ export interface SocketLike {
 
 /** One client on one room: its role, its token (by hash), its rate buckets and ack bookkeeping. */
 export class Connection {
-  /** Awareness client IDs this socket has announced; removed when it leaves. */
-  readonly awarenessIds = new Set<number>();
   /** Yjs client IDs whose structs this socket has sent; their clocks go into acks. */
   readonly authored = new Set<number>();
   /** Update-bearing sync messages (step 2 and update) received so far: the ack's `seq`. */

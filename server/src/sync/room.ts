@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
 import { Connection } from './connection';
 import { checkUpdate } from './guard';
+import { PresenceClaims, readAwarenessEntries, writeAwarenessEntries } from './presence';
 
 /** Sync sub-messages of y-protocols. */
 const SyncStep1 = 0;
@@ -62,6 +63,8 @@ export class Room {
   readonly doc = new Y.Doc();
   readonly awareness = new awarenessProtocol.Awareness(this.doc);
   readonly conns = new Set<Connection>();
+  /** Which socket owns which awareness client ID: nobody sets or removes another socket's presence. */
+  private readonly claims = new PresenceClaims<Connection>();
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
   private pending: { update: Uint8Array; origin: unknown }[] = [];
@@ -97,11 +100,7 @@ export class Room {
     this.awareness.on('update', this.onAwareness);
   }
 
-  private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }, origin: unknown): void => {
-    if (origin instanceof Connection) {
-      for (const id of ch.added) origin.awarenessIds.add(id);
-      for (const id of ch.removed) origin.awarenessIds.delete(id);
-    }
+  private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }): void => {
     const msg = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]));
     for (const c of this.conns) c.send(msg);
   };
@@ -118,11 +117,39 @@ export class Room {
     if (states.length > 0) conn.send(awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
   }
 
-  /** Removes a socket and the awareness states it announced. */
+  /** Removes a socket, releases its awareness client IDs and removes their states. */
   leave(conn: Connection): void {
     if (!this.conns.delete(conn)) return;
     this.ackDue.delete(conn);
-    if (conn.awarenessIds.size > 0) awarenessProtocol.removeAwarenessStates(this.awareness, [...conn.awarenessIds], null);
+    const ids = this.claims.release(conn).filter((id) => this.awareness.getStates().has(id));
+    if (ids.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, ids, null);
+  }
+
+  /**
+   * Applies the entries of an awareness update for client IDs that `conn` owns, or takes now: an
+   * ID nobody owns is taken by news for it (a clock above the server's). Entries for IDs another
+   * live socket owns, and for the server's own ID, are dropped. Stock clients echo every state
+   * they receive, so an echo (a clock the server already has) must not take an ID whose owner
+   * just left: its owner would find it taken on reconnecting.
+   */
+  private receiveAwareness(conn: Connection, update: Uint8Array): void {
+    const entries = readAwarenessEntries(update);
+    let spoofed = 0;
+    const kept = entries.filter((e) => {
+      if (e.clientID === this.awareness.clientID) return false;
+      const owner = this.claims.ownerOf(e.clientID);
+      const news = e.clock > (this.awareness.meta.get(e.clientID)?.clock ?? -1);
+      if (owner === conn) return true;
+      if (owner !== undefined) {
+        if (news) spoofed += 1;
+        return false;
+      }
+      if (news) this.claims.take(conn, e.clientID);
+      return news;
+    });
+    if (spoofed > 0) this.deps.metrics.presenceDropped.inc(spoofed);
+    if (kept.length === 0) return;
+    awarenessProtocol.applyAwarenessUpdate(this.awareness, kept.length === entries.length ? update : writeAwarenessEntries(kept), conn);
   }
 
   /**
@@ -137,8 +164,7 @@ export class Room {
       const update = decoding.readVarUint8Array(d);
       expectEnd(d);
       if (!conn.awarenessBucket.take()) return conn.close(CloseCode.rateLimited);
-      awarenessProtocol.applyAwarenessUpdate(this.awareness, update, conn);
-      return;
+      return this.receiveAwareness(conn, update);
     }
     if (type === MessageType.queryAwareness) {
       expectEnd(d);
