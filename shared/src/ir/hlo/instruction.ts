@@ -80,7 +80,7 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
   const typeText = shape.text;
   s.skipTrivia();
   const opAt = s.pos;
-  const opcode = s.name();
+  const opcode = s.word();
   if (!opcode || s.peek() !== Ch.lparen) {
     s.error(opAt, opAt + Math.max(1, opcode.length), opcode ? `expected '(' after opcode '${opcode}'` : 'expected an opcode');
     return undefined;
@@ -113,7 +113,7 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     // Keys are matched in place, not sliced: most instructions carry several attributes.
     switch (s.peek()) {
       case M: if (s.keyword('metadata')) { metadata = internedMetadata(s); break; } unknown(s, keyAt); break;
-      case K: if (s.keyword('kind')) { fusionKind = s.name(); break; } unknown(s, keyAt); break;
+      case K: if (s.keyword('kind')) { fusionKind = s.word(); break; } unknown(s, keyAt); break;
       case C:
         if (s.keyword('calls')) calls = parseNameList(s);
         else if (s.keyword('condition')) condition = parseName(s);

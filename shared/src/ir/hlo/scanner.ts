@@ -128,6 +128,32 @@ export class Scanner {
     return p - start;
   }
 
+  /** Words read by `word()`, bucketed by length and first character. */
+  private readonly words = new Map<number, string[]>();
+
+  /**
+   * Reads a name that repeats across the text (an opcode such as `fusion` or `get-tuple-element`)
+   * and returns one shared string per distinct spelling, so 10^5 instructions do not keep 10^5
+   * copies. Returns `''` when no name starts here.
+   */
+  word(): string {
+    const t = this.text;
+    const start = this.pos;
+    const len = this.skipName();
+    if (len === 0) return '';
+    const bucket = len * 128 + (t.charCodeAt(start) & 127);
+    const known = this.words.get(bucket);
+    if (known) {
+      for (const w of known) if (t.startsWith(w, start)) return w;
+      const w = t.slice(start, start + len);
+      known.push(w);
+      return w;
+    }
+    const w = t.slice(start, start + len);
+    this.words.set(bucket, [w]);
+    return w;
+  }
+
   /** Consumes `c` if it is next; true when it was. */
   eat(c: number): boolean {
     if (this.peek() === c) {
