@@ -21,6 +21,7 @@ export interface CapacityConfig {
   readonly drainMs: number;
 }
 
+/** What one capacity load process measured. */
 export interface CapacityResult {
   readonly writes: number;
   /** Write→delivery in ms, one per (write, other client of the room) that arrived. */

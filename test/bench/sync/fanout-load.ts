@@ -28,6 +28,7 @@ export interface FanoutConfig {
   readonly drainMs: number;
 }
 
+/** What one fan-out load process measured. */
 export interface FanoutResult {
   /** Per reader of this share, per annotation: when it arrived, or -1 if it never did. */
   readonly arrivals: number[][];

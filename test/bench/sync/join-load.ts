@@ -21,6 +21,7 @@ export interface JoinConfig {
   readonly acks: boolean;
 }
 
+/** What the join load process measured. */
 export interface JoinResult {
   /** Connect → `sync` in ms, per join. */
   readonly times: number[];

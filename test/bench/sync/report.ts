@@ -13,6 +13,7 @@ export interface Summary {
   readonly max: number;
 }
 
+/** Nearest-rank quantiles and the maximum of `values` (NaN and -Infinity when empty). */
 export function summarize(values: readonly number[]): Summary {
   return {
     count: values.length,
