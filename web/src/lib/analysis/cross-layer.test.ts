@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { analyze } from '@seam/shared/ir';
 import { describe, expect, it } from 'vitest';
 import { CrossLayer, layerOf } from './cross-layer';
 
-const read = (p: string) => readFileSync(new URL(`../../../../test/fixtures/ir/mlp/${p}`, import.meta.url), 'utf8');
+import mlpHlo from '../../../../test/fixtures/ir/mlp/hlo-opt.txt?raw';
+import mlpJaxpr from '../../../../test/fixtures/ir/mlp/jaxpr.txt?raw';
+import mlpShlo from '../../../../test/fixtures/ir/mlp/stablehlo-debug.mlir?raw';
+
+const FILES: Record<string, string> = { 'jaxpr.txt': mlpJaxpr, 'stablehlo-debug.mlir': mlpShlo, 'hlo-opt.txt': mlpHlo };
+const read = (p: string) => FILES[p] ?? '';
 const lineNo = (text: string, needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length;
 
 describe('cross-layer counterparts', () => {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Text } from '@codemirror/state';
 import { analyze } from '@seam/shared/ir';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +7,11 @@ import { buildLookup, wordAt } from './lookup';
 import { shapeAt } from './shape-bytes';
 import { occurrences } from './uses';
 
-const FIXTURES = new URL('../../../../../test/fixtures/ir/', import.meta.url);
-const fixture = (p: string) => readFileSync(new URL(p, FIXTURES), 'utf8');
+import attentionHlo from '../../../../../test/fixtures/ir/attention/hlo-opt.txt?raw';
+import mlpJaxpr from '../../../../../test/fixtures/ir/mlp/jaxpr.txt?raw';
+
+const FIXTURES: Record<string, string> = { 'attention/hlo-opt.txt': attentionHlo, 'mlp/jaxpr.txt': mlpJaxpr };
+const fixture = (p: string) => FIXTURES[p] ?? '';
 
 /** A StableHLO dot_general of 16x32 · 32x32, as JAX lowers `x @ w`. */
 const SMALL_DOT = [
