@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
 import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
-import { MessageType, readAck, type Ack } from '@seam/shared/protocol';
+import { MessageType, readAck, readRefused, type Ack } from '@seam/shared/protocol';
 import type { TestServer } from './server';
 
 /** A stock y-websocket client in a test, with what it saw. */
@@ -11,6 +11,8 @@ export interface TestClient {
   readonly provider: WebsocketProvider;
   /** Ack messages received (only with `ack: true`). */
   readonly acks: Ack[];
+  /** Reasons of the refused messages received (only with `ack: true`), in order. */
+  readonly refused: string[];
   /** Close codes the server sent this client. */
   readonly closes: number[];
   /** Resolves when the provider has synced. */
@@ -32,7 +34,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 
 /**
  * Connects the stock `WebsocketProvider` (over `ws`) to room `roomId` with `token`; with
- * `ack: true` it asks for durable acknowledgements and records them.
+ * `ack: true` it asks for durable acknowledgements and records them, and the refused messages.
  */
 export function connectClient(server: Pick<TestServer, 'url'>, roomId: string, token: string, opts: { ack?: boolean; doc?: Y.Doc } = {}): TestClient {
   const doc = opts.doc ?? new Y.Doc();
@@ -45,15 +47,19 @@ export function connectClient(server: Pick<TestServer, 'url'>, roomId: string, t
     maxBackoffTime: 300,
   });
   const acks: Ack[] = [];
+  const refused: string[] = [];
   const closes: number[] = [];
   provider.messageHandlers[MessageType.ack] = (_encoder: unknown, decoder: decoding.Decoder) => {
     acks.push(readAck(decoder));
+  };
+  provider.messageHandlers[MessageType.refused] = (_encoder: unknown, decoder: decoding.Decoder) => {
+    refused.push(readRefused(decoder).reason);
   };
   provider.on('connection-close', (event) => {
     if (event) closes.push(event.code);
   });
   return {
-    doc, provider, acks, closes,
+    doc, provider, acks, refused, closes,
     synced: () => waitFor(() => provider.synced, `client of ${roomId} to sync`),
     destroy: () => {
       provider.destroy();

@@ -38,9 +38,9 @@ describe('checkUpdate', () => {
   it('refuses client writes to server-only keys, even from the owner, including deletes', () => {
     const { server, client } = pair();
     const write = change(client, (d) => d.getMap('documents').set('forged', { id: 'forged' }));
-    expect(checkUpdate(server, write, 'owner')).toEqual({ ok: false, reason: 'forbidden_key' });
+    expect(checkUpdate(server, write, 'owner')).toEqual({ ok: false, reason: 'forbidden-key' });
     const del = change(client, (d) => d.getMap('documents').delete('d'));
-    expect(checkUpdate(server, del, 'owner')).toEqual({ ok: false, reason: 'forbidden_key' });
+    expect(checkUpdate(server, del, 'owner')).toEqual({ ok: false, reason: 'forbidden-key' });
   });
 
   it('refuses every viewer write but accepts a viewer sync step with nothing new', () => {
@@ -56,18 +56,22 @@ describe('checkUpdate', () => {
   it('keeps settings to the owner and refuses annotators while the room is locked', () => {
     const { server, client } = pair();
     const settings = change(client, (d) => d.getMap('settings').set('locked', false));
-    expect(checkUpdate(server, settings, 'annotator')).toEqual({ ok: false, reason: 'forbidden_key' });
+    expect(checkUpdate(server, settings, 'annotator')).toEqual({ ok: false, reason: 'forbidden-key' });
     expect(checkUpdate(server, settings, 'owner')).toMatchObject({ ok: true });
     Y.applyUpdate(server, settings);
     server.getMap('settings').set('locked', true);
     const note = change(client, (d) => d.getText('notes').insert(0, 'hi'));
-    expect(checkUpdate(server, note, 'annotator')).toEqual({ ok: false, reason: 'forbidden_key' });
+    expect(checkUpdate(server, note, 'annotator')).toEqual({ ok: false, reason: 'locked' });
+    const other = new Y.Doc();
+    Y.applyUpdate(other, Y.encodeStateAsUpdate(server));
+    const title = change(other, (d) => d.getMap('settings').set('title', 'x'));
+    expect(checkUpdate(server, title, 'annotator')).toEqual({ ok: false, reason: 'forbidden-key' });
     expect(checkUpdate(server, note, 'owner')).toMatchObject({ ok: true });
   });
 
   it('refuses unknown root keys and updates with a gap', () => {
     const { server, client } = pair();
-    expect(checkUpdate(server, change(client, (d) => d.getMap('secret').set('k', 1)), 'owner')).toMatchObject({ ok: false, reason: 'forbidden_key' });
+    expect(checkUpdate(server, change(client, (d) => d.getMap('secret').set('k', 1)), 'owner')).toMatchObject({ ok: false, reason: 'forbidden-key' });
     const c2 = new Y.Doc();
     Y.applyUpdate(c2, Y.encodeStateAsUpdate(server));
     change(c2, (d) => addAnnotation(d, annotation('first')));

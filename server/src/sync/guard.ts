@@ -1,19 +1,11 @@
 import * as Y from 'yjs';
 import { mayWrite, SettingKey, RoomKey, type Role } from '@seam/shared/model';
-
-/** Why an update was refused; also the label of the refused-updates metric. */
-export const RefusalReason = {
-  viewer: 'viewer',
-  forbiddenKey: 'forbidden_key',
-  unknownParent: 'unknown_parent',
-  gap: 'gap',
-} as const;
-export type RefusalReason = (typeof RefusalReason)[keyof typeof RefusalReason];
+import { RefusalCode } from '@seam/shared/protocol';
 
 /** The verdict on one incoming update. `noop` updates carry nothing new for this document. */
 export type Verdict =
   | { readonly ok: true; readonly noop: boolean; readonly clients: readonly number[] }
-  | { readonly ok: false; readonly reason: RefusalReason };
+  | { readonly ok: false; readonly reason: RefusalCode };
 
 /** Sentinel root for content whose parent the document has garbage-collected: it integrates as garbage. */
 const GARBAGE = '\0gc';
@@ -47,10 +39,10 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
   for (const s of structs as Struct[]) {
     const state = Y.getState(store, s.id.client);
     if (s.id.clock + s.length <= state) continue;
-    if (s instanceof Y.Skip) return { ok: false, reason: RefusalReason.gap };
+    if (s instanceof Y.Skip) return { ok: false, reason: RefusalCode.gap };
     const prev = fresh.at(-1);
     const contiguous = prev && prev.id.client === s.id.client ? prev.id.clock + prev.length === s.id.clock : s.id.clock <= state;
-    if (!contiguous) return { ok: false, reason: RefusalReason.gap };
+    if (!contiguous) return { ok: false, reason: RefusalCode.gap };
     fresh.push(s);
     clients.add(s.id.client);
   }
@@ -104,7 +96,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
   const roots = new Set<string>();
   for (const s of fresh) {
     const root = rootOf(s, 0);
-    if (root === undefined) return { ok: false, reason: RefusalReason.unknownParent };
+    if (root === undefined) return { ok: false, reason: RefusalCode.unknownParent };
     roots.add(root);
   }
 
@@ -114,14 +106,14 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
     const structsOf = store.clients.get(client);
     for (const { clock, len } of ranges) {
       const end = clock + len;
-      if (end > state && !byClient.has(client)) return { ok: false, reason: RefusalReason.unknownParent };
+      if (end > state && !byClient.has(client)) return { ok: false, reason: RefusalCode.unknownParent };
       if (!structsOf || clock >= state) continue;
       for (let i = Y.findIndexSS(structsOf, clock); i < structsOf.length; i++) {
         const s = structsOf[i] as Y.Item | Y.GC;
         if (s.id.clock >= end) break;
         if (s instanceof Y.GC || s.deleted) continue;
         const root = rootOfIntegrated(s);
-        if (root === undefined) return { ok: false, reason: RefusalReason.unknownParent };
+        if (root === undefined) return { ok: false, reason: RefusalCode.unknownParent };
         roots.add(root);
         deletes = true;
       }
@@ -130,9 +122,10 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
 
   const noop = fresh.length === 0 && !deletes;
   if (noop) return { ok: true, noop, clients: [] };
-  if (role === 'viewer') return { ok: false, reason: RefusalReason.viewer };
+  if (role === 'viewer') return { ok: false, reason: RefusalCode.viewer };
   for (const root of roots) {
-    if (root !== GARBAGE && !mayWrite(role, root, locked)) return { ok: false, reason: RefusalReason.forbiddenKey };
+    if (root === GARBAGE || mayWrite(role, root, locked)) continue;
+    return { ok: false, reason: locked && mayWrite(role, root, false) ? RefusalCode.locked : RefusalCode.forbiddenKey };
   }
   return { ok: true, noop, clients: [...clients] };
 }

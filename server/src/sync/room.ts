@@ -3,7 +3,7 @@ import * as awarenessProtocol from 'y-protocols/awareness';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import type { Logger } from 'pino';
-import { CloseCode, encodeAck, MessageType } from '@seam/shared/protocol';
+import { CloseCode, encodeAck, encodeRefused, MessageType } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
@@ -199,6 +199,9 @@ export class Room {
     const verdict = checkUpdate(this.doc, payload, conn.role);
     if (!verdict.ok) {
       this.deps.metrics.refused.inc({ reason: verdict.reason });
+      // Its replica keeps the change, so every later update of that client ID would be a gap:
+      // an opted-in client learns of it at once and can resync instead of wedging.
+      if (conn.wantsAck) conn.send(encodeRefused({ reason: verdict.reason }));
       return;
     }
     if (verdict.noop) return;

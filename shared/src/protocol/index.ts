@@ -1,4 +1,5 @@
 export * from './close-codes';
 export * from './messages';
 export * from './ack';
+export * from './refused';
 export * from './runner';

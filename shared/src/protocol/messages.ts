@@ -9,5 +9,7 @@ export const MessageType = {
   queryAwareness: 3,
   /** Server → client, only with `?ack=1`: which of this connection's updates are durable. */
   ack: 100,
+  /** Server → client, only with `?ack=1`: one of this connection's updates was refused, and why. */
+  refused: 101,
 } as const;
 export type MessageType = (typeof MessageType)[keyof typeof MessageType];
