@@ -1,0 +1,187 @@
+import type { Analysis, FusionInfo, SpillCandidate } from '@seam/shared/ir';
+import { buildExport, formatBytes, type DocumentMeta, type RoomExport } from '@seam/shared/model';
+import type { RoomApi } from '../api';
+import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
+import { CrossLayer, layerOf, type Layer } from '../analysis/cross-layer';
+import type { OpenText } from './documents.svelte';
+
+/** A document's analysis as the views see it. */
+export type AnalysisEntry =
+  | { readonly state: 'loading' }
+  | { readonly state: 'ready'; readonly analysis: Analysis }
+  | { readonly state: 'failed'; readonly message: string };
+
+/** A line someone points at in a pane: the local pointer, or the presenter's (through awareness). */
+export interface LineRef {
+  readonly docId: string;
+  readonly line: number;
+}
+
+/** Most panes side by side. */
+export const MAX_PANES = 3;
+
+/**
+ * The IR views of one room: each document's analysis (the stored index, or the worker), the split
+ * panes and their texts, the line hovered in a pane and the counterparts it lights up in the others,
+ * and the mapping of the three layers when jaxpr, StableHLO and HLO are open side by side.
+ */
+export class IrViewsState {
+  analyses = $state.raw<Record<string, AnalysisEntry>>({});
+  texts = $state.raw<Record<string, OpenText>>({});
+  split = $state(false);
+  panes = $state.raw<string[]>([]);
+  hover = $state.raw<LineRef | null>(null);
+  /** The presenter's hovered line, for followers. */
+  remoteHover = $state.raw<LineRef | null>(null);
+  mappingOpen = $state(false);
+  private readonly source: AnalysisSource;
+
+  constructor(
+    private readonly api: RoomApi,
+    private readonly roomId: string,
+    private readonly token: string,
+    private readonly docs: () => readonly DocumentMeta[],
+    base = '',
+  ) {
+    this.source = new AnalysisSource(base, roomId, token);
+  }
+
+  private metaOf(docId: string): DocumentMeta | undefined {
+    return this.docs().find((d) => d.id === docId);
+  }
+
+  /** Starts loading the analysis of `docId` once; `text` gives the text for the worker fallback. */
+  ensureAnalysis(docId: string, text: () => string | null = () => this.textOf(docId)): void {
+    const meta = this.metaOf(docId);
+    if (!meta || !ANALYZED_KINDS.has(meta.kind) || this.analyses[docId]) return;
+    this.analyses = { ...this.analyses, [docId]: { state: 'loading' } };
+    this.source.forDocument(docId, meta.kind, text).then(
+      (analysis) => (this.analyses = { ...this.analyses, [docId]: { state: 'ready', analysis } }),
+      (e: unknown) => (this.analyses = { ...this.analyses, [docId]: { state: 'failed', message: e instanceof Error ? e.message : String(e) } }),
+    );
+  }
+
+  /** The analysis of `docId` when it has arrived. */
+  analysisOf(docId: string | null): Analysis | null {
+    const e = docId ? this.analyses[docId] : undefined;
+    return e?.state === 'ready' ? e.analysis : null;
+  }
+
+  /** The text of a pane's document when loaded. */
+  textOf(docId: string): string | null {
+    const t = this.texts[docId];
+    return t?.state === 'ready' ? t.text : null;
+  }
+
+  /** Loads a document's text for a pane (dumps are immutable; the browser caches them). */
+  ensureText(docId: string): void {
+    if (this.texts[docId]) return;
+    this.texts = { ...this.texts, [docId]: { state: 'loading', docId } };
+    this.api.text(this.roomId, this.token, docId).then(
+      (text) => {
+        this.texts = { ...this.texts, [docId]: { state: 'ready', docId, text } };
+        this.ensureAnalysis(docId);
+      },
+      (e: unknown) => (this.texts = { ...this.texts, [docId]: { state: 'failed', docId, message: e instanceof Error ? e.message : String(e) } }),
+    );
+  }
+
+  /**
+   * Opens split view. Without panes chosen yet, it opens the jaxpr, StableHLO and HLO of the capture
+   * (or upload batch) of `current`, preferring optimized HLO; else `current` and the next documents.
+   */
+  openSplit(current: string | null): void {
+    const list = this.docs();
+    const cur = list.find((d) => d.id === current) ?? list[0];
+    if (!cur) return;
+    const group = cur.captureId ? list.filter((d) => d.captureId === cur.captureId) : list;
+    const pick: string[] = [];
+    for (const layer of ['jaxpr', 'stablehlo', 'hlo'] as const) {
+      const ofLayer = group.filter((d) => layerOf(d.kind) === layer);
+      const best = ofLayer.find((d) => d.kind === 'hlo-opt') ?? ofLayer.find((d) => d.id === cur.id) ?? ofLayer[ofLayer.length - 1];
+      if (best) pick.push(best.id);
+    }
+    if (!pick.includes(cur.id) && pick.length < MAX_PANES) pick.unshift(cur.id);
+    this.setPanes(pick.length > 1 ? pick : [cur.id, ...list.filter((d) => d.id !== cur.id).slice(0, MAX_PANES - 1).map((d) => d.id)]);
+    this.split = true;
+  }
+
+  /** Shows `docIds` side by side (at most three). */
+  setPanes(docIds: readonly string[]): void {
+    this.panes = docIds.slice(0, MAX_PANES);
+    for (const id of this.panes) this.ensureText(id);
+  }
+
+  /** Replaces the document of pane `i`. */
+  setPane(i: number, docId: string): void {
+    const next = [...this.panes];
+    next[i] = docId;
+    this.setPanes(next);
+  }
+
+  /** The documents of the three layers among the panes, when all three are there. */
+  readonly layerDocs = $derived.by((): Record<Layer, string> | null => {
+    const out: Partial<Record<Layer, string>> = {};
+    for (const id of this.panes) {
+      const meta = this.docs().find((d) => d.id === id);
+      const layer = meta && layerOf(meta.kind);
+      if (layer && !out[layer]) out[layer] = id;
+    }
+    return out.jaxpr && out.stablehlo && out.hlo ? (out as Record<Layer, string>) : null;
+  });
+
+  /** The three layers joined, once their analyses and the jaxpr text are in. */
+  readonly crossLayer = $derived.by((): CrossLayer | null => {
+    const l = this.layerDocs;
+    if (!l) return null;
+    const j = this.analysisOf(l.jaxpr);
+    const s = this.analysisOf(l.stablehlo);
+    const h = this.analysisOf(l.hlo);
+    const text = this.textOf(l.jaxpr);
+    return j && s && h && text !== null ? new CrossLayer(j, s, h, text) : null;
+  });
+
+  /** Why the mapping cannot be shown yet, or null when it can. */
+  readonly mappingStatus = $derived.by((): string | null => {
+    if (!this.layerDocs) return 'Open a jaxpr, a StableHLO and an HLO dump side by side (Split view) to map them.';
+    return this.crossLayer ? null : 'Analyzing the three layers…';
+  });
+
+  /** Lines of `docId` to light up for the hovered line (local first, else the presenter's). */
+  linkedFor(docId: string): { lines: number[]; source: 'local' | 'remote' } {
+    const h = this.hover ?? this.remoteHover;
+    const source = this.hover ? 'local' : 'remote';
+    if (!h) return { lines: [], source };
+    if (h.docId === docId) return { lines: source === 'remote' ? [h.line] : [], source };
+    const x = this.crossLayer;
+    const from = this.metaOf(h.docId);
+    const to = this.metaOf(docId);
+    const fromLayer = from && layerOf(from.kind);
+    const toLayer = to && layerOf(to.kind);
+    if (!x || !fromLayer || !toLayer) return { lines: [], source };
+    return { lines: [...x.counterparts(fromLayer, h.line)[toLayer]], source };
+  }
+
+  /** The room export, built with the same shared code as the server's, quoting from each dump's text. */
+  async buildExport(title: string, annotations: Parameters<typeof buildExport>[0]['annotations']): Promise<RoomExport> {
+    const documents = [...this.docs()];
+    const needed = new Set(annotations.map((a) => a.docId));
+    const texts = new Map<string, string>();
+    await Promise.all([...needed].filter((id) => documents.some((d) => d.id === id)).map(async (id) => texts.set(id, this.textOf(id) ?? (await this.api.text(this.roomId, this.token, id)))));
+    return buildExport({ roomId: this.roomId, title, documents, annotations, textOf: (id) => texts.get(id), now: Date.now() });
+  }
+
+  destroy(): void {
+    this.source.destroy();
+  }
+}
+
+/** The body a spill annotation made from the analysis starts with: size and traffic. */
+export function spillBody(s: SpillCandidate): string {
+  return `${s.producer}: ${formatBytes(s.bytes)} · ${formatBytes(s.traffic)} traffic (written once, read by ${s.consumers.join(', ')})`;
+}
+
+/** The body a fusion annotation made from the analysis starts with. */
+export function fusionBody(f: FusionInfo): string {
+  return `${f.name}: ${f.kind} fusion of ${f.fusedOps} ops (calls ${f.calls}) · in ${formatBytes(f.inputBytes)} · out ${formatBytes(f.outputBytes)}`;
+}
