@@ -36,10 +36,12 @@ export class DocumentsState {
     private readonly token: string,
   ) {}
 
+  /** The documents the HTTP API listed when the room loaded. */
   setListed(docs: readonly DocumentMeta[]): void {
     this.listed = [...docs];
   }
 
+  /** The server-written `documents` map of the room document, as it changes. */
   setLive(docs: Record<string, DocumentMeta>): void {
     this.live = docs;
   }

@@ -1,4 +1,3 @@
-import * as Y from 'yjs';
 import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import type { Identity } from '../identity';
@@ -195,18 +194,22 @@ export class RoomState {
     return store.addAnnotation(s.doc, { docId, from, to, quote: quoteText, kind, body, author: this.author() });
   }
 
+  /** Replies to an annotation's thread. */
   reply(id: string, body: string): void {
     if (this.session && this.canWrite) store.addReply(this.session.doc, id, body, this.author());
   }
 
+  /** Resolves or reopens a thread. */
   setResolved(id: string, resolved: boolean): void {
     if (this.session && this.canWrite) setResolved(this.session.doc, id, resolved);
   }
 
+  /** Edits one's own comment, or one's own reply with `replyId`. */
   edit(id: string, body: string, replyId?: string): void {
     if (this.session && this.canWrite) store.editBody(this.session.doc, id, body, replyId);
   }
 
+  /** Deletes one's own annotation, or one's own reply with `replyId`. */
   remove(id: string, replyId?: string): void {
     if (this.session && this.canWrite) store.remove(this.session.doc, id, replyId);
   }
@@ -250,11 +253,7 @@ export class RoomState {
     s.doc.getMap<unknown>(RoomKey.settings).set(SettingKey.locked, locked);
   }
 
-  /** The notes text, co-edited by everyone who may write. */
-  notes(): Y.Text | null {
-    return this.session?.doc.getText(RoomKey.notes) ?? null;
-  }
-
+  /** Leaves the room: stops syncing and listening; the IndexedDB copy stays. */
   destroy(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     window.removeEventListener('online', this.onOnline);
