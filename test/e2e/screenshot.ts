@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { launchBrowser, openAs, startWebServer, WEB_DIST } from '../helpers/browser';
+import { launchBrowser, startWebServer, WEB_DIST } from '../helpers/browser';
 import { createRoom } from '../helpers/server';
 
 /**
@@ -50,14 +50,20 @@ try {
   await post(`/annotations/${q.id}/replies`, { body: 'The convert_convert fusion upcasts before it; see line 163.', author: bo });
   await mark('ROOT %wrapped_convert.4', 'note', 'Output cast back to bf16.', ada);
 
-  const owner = await openAs(browser, room.links.owner, 'Ada');
-  const annotator = await openAs(browser, room.links.annotator, 'Bo');
-  const viewer = await openAs(browser, room.links.viewer, 'Cy');
+  const open = async (link: string, who: typeof ada) => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 860 } });
+    await context.addInitScript((p) => localStorage.setItem('seam.identity', JSON.stringify(p)), { id: `shot-${who.name}`, ...who });
+    const page = await context.newPage();
+    await page.goto(link);
+    return { page };
+  };
+  const owner = await open(room.links.owner, ada);
+  const annotator = await open(room.links.annotator, bo);
+  const viewer = await open(room.links.viewer, cy);
   for (const p of [owner, annotator, viewer]) {
     await p.page.getByRole('button', { name: /attention\.hlo-opt/ }).click();
     await p.page.locator('.cm-line').first().waitFor();
   }
-  await owner.page.setViewportSize({ width: 1440, height: 860 });
   await owner.page.getByRole('region', { name: 'Annotations' }).getByRole('button', { name: 'Go to range' }).first().click();
   await annotator.page.getByRole('region', { name: 'Annotations' }).getByRole('button', { name: 'Go to range' }).nth(2).click();
   await owner.page.locator('.cm-remote-selection[title="Bo"]').first().waitFor();
