@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ingestDocument } from '../ingest';
 import { testApp, type TestApp } from '../testing';
 
 const HLO = 'HloModule jit_f\n\nENTRY main {\n  p0 = f32[8,8]{1,0} parameter(0)\n  ROOT r = f32[8,8]{1,0} add(p0, p0)\n}\n';
@@ -69,5 +70,18 @@ describe('documents API', () => {
     expect(res.headers.get('content-type')).toContain('application/json');
     const analysis = (await res.json()) as { index: { kind: string; bytes: number } };
     expect(analysis.index.kind).toBe('hlo');
+  });
+});
+
+describe('documents provenance', () => {
+  it('lists who added a captured dump and from which capture in GET /api/rooms/:id', async () => {
+    const room = await t.room();
+    await ingestDocument(t.deps, room.id, 'optimized', HLO, { kind: 'hlo-opt', addedBy: 'runner:local', captureId: 'cap_abc' });
+    await t.call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title: 'pasted', text: HLO } });
+    const listed = (await (await t.call('GET', `/api/rooms/${room.id}`, { token: room.tokens.viewer })).json()) as { documents: Record<string, unknown>[] };
+    const byTitle = Object.fromEntries(listed.documents.map((d) => [d.title, d]));
+    expect(byTitle.optimized).toMatchObject({ kind: 'hlo-opt', addedBy: 'runner:local', captureId: 'cap_abc' });
+    expect(byTitle.pasted).not.toHaveProperty('addedBy');
+    expect(byTitle.pasted).not.toHaveProperty('captureId');
   });
 });

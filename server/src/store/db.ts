@@ -2,8 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncMode } from '../config';
+import { addDocumentProvenance } from './migrations';
 
-/** The schema, applied idempotently at open. One file, `seam.db`, in the data directory. */
+/**
+ * The schema, applied idempotently at open (then the migrations of older data directories). One
+ * file, `seam.db`, in the data directory.
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS rooms (
   id TEXT PRIMARY KEY,
@@ -40,7 +44,9 @@ CREATE TABLE IF NOT EXISTS documents (
   title TEXT NOT NULL,
   kind TEXT NOT NULL,
   bytes INTEGER NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  added_by TEXT,
+  capture_id TEXT
 );
 CREATE INDEX IF NOT EXISTS documents_by_room ON documents(room_id, created_at);
 `;
@@ -57,5 +63,6 @@ export function openDatabase(dataDir: string, syncMode: SyncMode): Database.Data
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  addDocumentProvenance(db);
   return db;
 }

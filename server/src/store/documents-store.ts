@@ -8,15 +8,22 @@ interface DocumentRow {
   kind: string;
   bytes: number;
   created_at: number;
+  added_by: string | null;
+  capture_id: string | null;
 }
 
 const toMeta = (r: DocumentRow): DocumentMeta => ({
   id: r.id, title: r.title, kind: r.kind as DocumentKind, bytes: r.bytes, sha256: r.sha256, createdAt: r.created_at,
+  ...(r.added_by !== null ? { addedBy: r.added_by } : {}),
+  ...(r.capture_id !== null ? { captureId: r.capture_id } : {}),
 });
+
+const COLUMNS = 'id, sha256, title, kind, bytes, created_at, added_by, capture_id';
 
 /**
  * Dumps: content-addressed blobs (gzip of the text and of the analysis JSON, stored once across
- * rooms) and the per-room documents that point at them.
+ * rooms) and the per-room documents that point at them, with their provenance (`addedBy`,
+ * `captureId`) when a capture brought them.
  */
 export class DocumentsStore {
   private readonly insertBlob;
@@ -30,9 +37,9 @@ export class DocumentsStore {
   constructor(private readonly db: Database.Database) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, bytes, gzip, analysis_gzip) VALUES (?, ?, ?, ?)');
     this.hasBlobStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM blobs WHERE sha256 = ?');
-    this.insertDoc = db.prepare('INSERT INTO documents (id, room_id, sha256, title, kind, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.listStmt = db.prepare<[string], DocumentRow>('SELECT id, sha256, title, kind, bytes, created_at FROM documents WHERE room_id = ? ORDER BY created_at, id');
-    this.getStmt = db.prepare<[string, string], DocumentRow>('SELECT id, sha256, title, kind, bytes, created_at FROM documents WHERE room_id = ? AND id = ?');
+    this.insertDoc = db.prepare(`INSERT INTO documents (room_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.listStmt = db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? ORDER BY created_at, id`);
+    this.getStmt = db.prepare<[string, string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? AND id = ?`);
     this.blobStmt = db.prepare<[string], { gzip: Buffer }>('SELECT gzip FROM blobs WHERE sha256 = ?');
     this.analysisStmt = db.prepare<[string], { analysis_gzip: Buffer }>('SELECT analysis_gzip FROM blobs WHERE sha256 = ?');
   }
@@ -45,7 +52,7 @@ export class DocumentsStore {
   add(roomId: string, meta: DocumentMeta, blob: { gzip: Uint8Array; analysisGzip: Uint8Array } | undefined): void {
     this.db.transaction(() => {
       if (blob) this.insertBlob.run(meta.sha256, meta.bytes, blob.gzip, blob.analysisGzip);
-      this.insertDoc.run(meta.id, roomId, meta.sha256, meta.title, meta.kind, meta.bytes, meta.createdAt);
+      this.insertDoc.run(roomId, meta.id, meta.sha256, meta.title, meta.kind, meta.bytes, meta.createdAt, meta.addedBy ?? null, meta.captureId ?? null);
     })();
   }
 

@@ -1,0 +1,50 @@
+import type Database from 'better-sqlite3';
+import * as Y from 'yjs';
+import { RoomKey } from '@seam/shared/model';
+
+/** The room document's entry for one dump, as far as provenance goes. */
+interface DocumentEntry {
+  readonly addedBy?: unknown;
+  readonly captureId?: unknown;
+}
+
+const hasColumn = (db: Database.Database, table: string, column: string): boolean =>
+  (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).some((c) => c.name === column);
+
+/**
+ * Data directories from before the documents table held provenance: adds `added_by` and
+ * `capture_id`, then fills them for existing rows from each room document's server-only
+ * `documents` map (where ingest has always written them). Runs once, in one transaction; returns
+ * how many rows it filled. A room whose stored updates cannot be read keeps empty provenance.
+ */
+export function addDocumentProvenance(db: Database.Database): number {
+  if (hasColumn(db, 'documents', 'added_by')) return 0;
+  return db.transaction(() => {
+    db.exec('ALTER TABLE documents ADD COLUMN added_by TEXT; ALTER TABLE documents ADD COLUMN capture_id TEXT;');
+    const roomIds = (db.prepare('SELECT DISTINCT room_id FROM documents').all() as { room_id: string }[]).map((r) => r.room_id);
+    const snapshot = db.prepare<[string], { data: Buffer; through_id: number }>('SELECT data, through_id FROM room_snapshots WHERE room_id = ?');
+    const log = db.prepare<[string, number], { data: Buffer }>('SELECT data FROM room_updates WHERE room_id = ? AND id > ? ORDER BY id');
+    const fill = db.prepare('UPDATE documents SET added_by = ?, capture_id = ? WHERE room_id = ? AND id = ?');
+    let filled = 0;
+    for (const roomId of roomIds) {
+      const doc = new Y.Doc();
+      try {
+        const snap = snapshot.get(roomId);
+        if (snap) Y.applyUpdate(doc, snap.data);
+        for (const u of log.all(roomId, snap?.through_id ?? 0)) Y.applyUpdate(doc, u.data);
+      } catch {
+        // An unreadable log is the room loader's to report; provenance stays empty here.
+        doc.destroy();
+        continue;
+      }
+      for (const [id, value] of doc.getMap<DocumentEntry>(RoomKey.documents)) {
+        const addedBy = typeof value.addedBy === 'string' ? value.addedBy : null;
+        const captureId = typeof value.captureId === 'string' ? value.captureId : null;
+        if (addedBy === null && captureId === null) continue;
+        filled += fill.run(addedBy, captureId, roomId, id).changes;
+      }
+      doc.destroy();
+    }
+    return filled;
+  })();
+}
