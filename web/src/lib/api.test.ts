@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, RoomApi } from './api';
+import type { RoomPrefetch } from './prefetch';
+
+const info = { id: 'r1', title: 'T', role: 'viewer', documents: [] };
+
+function recorder(answer: (url: string) => Response) {
+  const calls: string[] = [];
+  const fetcher = (async (input: RequestInfo | URL) => {
+    calls.push(String(input));
+    return answer(String(input));
+  }) as typeof fetch;
+  return { calls, fetcher };
+}
+
+describe('RoomApi', () => {
+  it('uses the prefetched room once, then asks the server', async () => {
+    const { calls, fetcher } = recorder(() => Response.json({ ...info, title: 'fresh' }));
+    const prefetch: RoomPrefetch = { roomId: 'r1', token: 't', info: Promise.resolve(Response.json(info)), text: Promise.resolve(null) };
+    const api = new RoomApi('', fetcher, prefetch);
+    expect((await api.room('r1', 't')).title).toBe('T');
+    expect(calls).toEqual([]);
+    expect((await api.room('r1', 't')).title).toBe('fresh');
+    expect(calls).toEqual(['/api/rooms/r1']);
+  });
+
+  it('ignores a prefetch for another token or a failed one', async () => {
+    const { calls, fetcher } = recorder(() => Response.json(info));
+    const failed: RoomPrefetch = { roomId: 'r1', token: 't', info: Promise.resolve(new Response('no', { status: 500 })), text: Promise.resolve(null) };
+    await new RoomApi('', fetcher, failed).room('r1', 't');
+    await new RoomApi('', fetcher, failed).room('r1', 'other');
+    expect(calls).toEqual(['/api/rooms/r1', '/api/rooms/r1']);
+  });
+
+  it('serves a prefetched text only for the document it belongs to', async () => {
+    const { calls, fetcher } = recorder(() => new Response('from the server'));
+    const prefetch: RoomPrefetch = { roomId: 'r1', token: 't', info: Promise.resolve(null), text: Promise.resolve({ docId: 'd1', text: 'early' }) };
+    const api = new RoomApi('', fetcher, prefetch);
+    expect(await api.text('r1', 't', 'd1')).toBe('early');
+    expect(await api.text('r1', 't', 'd2')).toBe('from the server');
+    expect(calls).toEqual(['/api/rooms/r1/documents/d2/text']);
+  });
+
+  it("turns the server's error shape into an ApiError with its code", async () => {
+    const { fetcher } = recorder(() => Response.json({ error: { code: 'forbidden', message: 'viewers cannot write' } }, { status: 403 }));
+    const err = await new RoomApi('', fetcher).upload('r1', 't', 'x', 'y').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 403, code: 'forbidden', message: 'viewers cannot write' });
+  });
+});
