@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('lobby', () => {
-  it('creates a room, lands in it as owner and opens the bundled attention example', async () => {
+  it('creates a room, lands in it as owner, opens the bundled example and takes dumps by drop and paste', async () => {
     const errors: string[] = [];
     const ada = await openAs(browser, server.url, 'Ada', errors);
     await ada.page.getByRole('textbox', { name: 'Room title' }).fill('Naive attention lab');
@@ -28,6 +28,24 @@ describe('lobby', () => {
     const docs = ada.page.getByRole('list', { name: 'Documents' });
     for (const title of ['attention.jaxpr', 'attention.shlo', 'attention.hlo-opt']) await docs.getByText(title).waitFor();
     await ada.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).waitFor();
+
+    await ada.page.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['HloModule dropped\n'], 'dropped.hlo', { type: 'text/plain' }));
+      document.querySelector('.room')?.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await docs.getByText('dropped.hlo').waitFor();
+    await ada.page.locator('.cm-line', { hasText: 'HloModule dropped' }).waitFor();
+
+    await ada.page.evaluate(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'HloModule pasted\n');
+      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await ada.page.getByRole('textbox', { name: 'Dump title' }).fill('pasted.hlo');
+    await ada.page.getByRole('button', { name: 'Add to room' }).click();
+    await docs.getByText('pasted.hlo').waitFor();
+    await ada.page.locator('.cm-line', { hasText: 'HloModule pasted' }).waitFor();
     expect(errors).toEqual([]);
     await ada.context.close();
   });
