@@ -15,15 +15,14 @@ const NO_SHAPE: InternedShape = { type: { tuple: [] }, bytes: 0, text: '' };
 function internedShape(s: Scanner): InternedShape | undefined {
   const at = s.pos;
   skipShape(s);
-  const text = s.text.slice(at, s.pos);
-  const known = s.shapes.get(text);
+  const end = s.pos;
+  const known = s.shapes.get(at, end);
   if (known) return known;
   s.pos = at;
   const parsed = parseShape(s);
   if (!parsed) return undefined;
-  const exact = s.pos - at === text.length ? text : s.text.slice(at, s.pos);
-  const shape = { type: parsed.type, bytes: parsed.bytes, text: exact };
-  if (exact === text) s.shapes.set(text, shape);
+  const shape = { type: parsed.type, bytes: parsed.bytes, text: s.text.slice(at, s.pos) };
+  if (s.pos === end) s.shapes.set(at, end, shape);
   return shape;
 }
 
@@ -34,20 +33,18 @@ function internedShape(s: Scanner): InternedShape | undefined {
 function internedMetadata(s: Scanner): HloMetadata | undefined {
   const at = s.pos;
   if (s.peek() !== Ch.lbrace) return parseMetadata(s);
-  const problems = s.diagnostics.length;
-  s.skipGroup();
-  if (s.diagnostics.length > problems) {
-    // Unclosed: let the metadata reader say what it found, once.
-    s.diagnostics.length = problems;
+  const hash = s.skipGroupHashed();
+  if (hash < 0) {
+    // Unclosed: let the metadata reader say what it found.
     s.pos = at;
     return parseMetadata(s);
   }
-  const text = s.text.slice(at, s.pos);
-  if (s.metadata.has(text)) return s.metadata.get(text);
   const end = s.pos;
+  const known = s.metadata.get(at, end, hash);
+  if (known) return known;
   s.pos = at;
   const parsed = parseMetadata(s);
-  if (s.pos === end) s.metadata.set(text, parsed);
+  if (parsed && s.pos === end) s.metadata.set(at, end, parsed, hash);
   return parsed;
 }
 

@@ -1,5 +1,6 @@
 import type { Diagnostic, ValueType } from '../types';
 import type { HloMetadata } from './ast';
+import { FNV_BASIS, FNV_PRIME, SpanTable } from './span-table';
 
 /** A shape as printed, parsed once per distinct text. */
 export interface InternedShape {
@@ -36,12 +37,14 @@ export class Scanner {
   readonly end: number;
   readonly diagnostics: Diagnostic[] = [];
   /** Shapes read so far, by their text (see `internedShape`). */
-  readonly shapes = new Map<string, InternedShape>();
+  readonly shapes: SpanTable<InternedShape>;
   /** Metadata read so far, by its text (see `internedMetadata`). */
-  readonly metadata = new Map<string, HloMetadata | undefined>();
+  readonly metadata: SpanTable<HloMetadata>;
 
   constructor(readonly text: string) {
     this.end = text.length;
+    this.shapes = new SpanTable(text);
+    this.metadata = new SpanTable(text);
   }
 
   /** Char code at `pos + ahead`, or -1 past the end. */
@@ -254,6 +257,35 @@ export class Scanner {
       else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) return;
     }
     this.error(start, start + 1, 'unbalanced bracket: no closing bracket before the end of the text');
+  }
+
+  /**
+   * Like `skipGroup` (brackets nest, strings are opaque), and also returns the FNV-1a hash of the group's characters (the same as `hashSpan` over them), so a repeated group
+   * is looked up in one pass. Returns -1, leaving the cursor at the end, when it is not closed.
+   */
+  skipGroupHashed(): number {
+    const t = this.text;
+    let p = this.pos;
+    let depth = 0;
+    let inString = false;
+    let h = FNV_BASIS;
+    while (p < this.end) {
+      const c = t.charCodeAt(p++);
+      h = Math.imul(h ^ c, FNV_PRIME);
+      if (inString) {
+        if (c === Ch.backslash && p < this.end) h = Math.imul(h ^ t.charCodeAt(p++), FNV_PRIME);
+        else if (c === Ch.quote) inString = false;
+      } else if (c === Ch.quote) {
+        inString = true;
+      } else if (c === Ch.lbrace || c === Ch.lbracket || c === Ch.lparen) {
+        depth++;
+      } else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) {
+        this.pos = p;
+        return h >>> 0;
+      }
+    }
+    this.pos = this.end;
+    return -1;
   }
 
   /** Moves to the start of the next line (error recovery). */
