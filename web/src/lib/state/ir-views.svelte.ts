@@ -1,5 +1,5 @@
-import type { Analysis, FusionInfo, SpillCandidate } from '@seam/shared/ir';
-import { buildExport, formatBytes, type DocumentMeta, type RoomExport } from '@seam/shared/model';
+import type { Analysis } from '@seam/shared/ir';
+import { buildExport, type DocumentMeta, type RoomExport } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
 import { CrossLayer, layerOf, type Layer } from '../analysis/cross-layer';
@@ -34,6 +34,10 @@ export class IrViewsState {
   /** The presenter's hovered line, for followers. */
   remoteHover = $state.raw<LineRef | null>(null);
   mappingOpen = $state(false);
+  /** A range to reveal in a pane (Mapping rows, Spills rows); `at` makes repeats distinct. */
+  reveal = $state.raw<{ docId: string; from: number; to: number; at: number } | null>(null);
+  /** Called when the local hovered line changes, to tell the room (presenters share it). */
+  onHoverChange: (h: LineRef | null) => void = () => {};
   private readonly source: AnalysisSource;
 
   constructor(
@@ -147,6 +151,14 @@ export class IrViewsState {
     return this.crossLayer ? null : 'Analyzing the three layers…';
   });
 
+  /** The local pointer is over `line` of `docId` (null: it left the pane). */
+  setHover(docId: string, line: number | null): void {
+    const next = line === null ? (this.hover?.docId === docId ? null : this.hover) : { docId, line };
+    if (next?.docId === this.hover?.docId && next?.line === this.hover?.line) return;
+    this.hover = next;
+    this.onHoverChange(next);
+  }
+
   /** Lines of `docId` to light up for the hovered line (local first, else the presenter's). */
   linkedFor(docId: string): { lines: number[]; source: 'local' | 'remote' } {
     const h = this.hover ?? this.remoteHover;
@@ -174,14 +186,4 @@ export class IrViewsState {
   destroy(): void {
     this.source.destroy();
   }
-}
-
-/** The body a spill annotation made from the analysis starts with: size and traffic. */
-export function spillBody(s: SpillCandidate): string {
-  return `${s.producer}: ${formatBytes(s.bytes)} · ${formatBytes(s.traffic)} traffic (written once, read by ${s.consumers.join(', ')})`;
-}
-
-/** The body a fusion annotation made from the analysis starts with. */
-export function fusionBody(f: FusionInfo): string {
-  return `${f.name}: ${f.kind} fusion of ${f.fusedOps} ops (calls ${f.calls}) · in ${formatBytes(f.inputBytes)} · out ${formatBytes(f.outputBytes)}`;
 }
