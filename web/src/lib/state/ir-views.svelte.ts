@@ -17,6 +17,16 @@ export interface LineRef {
   readonly line: number;
 }
 
+/** One document per layer, preferring optimized HLO over HLO; null unless all three layers are there. */
+function pickLayers(docs: readonly DocumentMeta[]): Record<Layer, string> | null {
+  const out: Partial<Record<Layer, string>> = {};
+  for (const d of docs) {
+    const layer = layerOf(d.kind);
+    if (layer && (!out[layer] || (layer === 'hlo' && d.kind === 'hlo-opt'))) out[layer] = d.id;
+  }
+  return out.jaxpr && out.stablehlo && out.hlo ? (out as Record<Layer, string>) : null;
+}
+
 /** Most panes side by side. */
 export const MAX_PANES = 3;
 
@@ -123,16 +133,23 @@ export class IrViewsState {
     this.setPanes(next);
   }
 
-  /** The documents of the three layers among the panes, when all three are there. */
+  /**
+   * The documents of the three layers: those in the panes when all three are there, else the room's
+   * (optimized HLO preferred), so that a follower without split view still sees counterparts.
+   */
   readonly layerDocs = $derived.by((): Record<Layer, string> | null => {
-    const out: Partial<Record<Layer, string>> = {};
-    for (const id of this.panes) {
-      const meta = this.docs().find((d) => d.id === id);
-      const layer = meta && layerOf(meta.kind);
-      if (layer && !out[layer]) out[layer] = id;
-    }
-    return out.jaxpr && out.stablehlo && out.hlo ? (out as Record<Layer, string>) : null;
+    const fromPanes = pickLayers(this.panes.map((id) => this.metaOf(id)).filter((d): d is DocumentMeta => d !== undefined));
+    return fromPanes ?? pickLayers(this.docs());
   });
+
+  /** Starts loading what linking the three layers needs (their analyses and the jaxpr text). */
+  prepareLinking(): void {
+    const l = this.layerDocs;
+    if (!l) return;
+    this.ensureText(l.jaxpr);
+    this.ensureAnalysis(l.stablehlo);
+    this.ensureAnalysis(l.hlo);
+  }
 
   /** The three layers joined, once their analyses and the jaxpr text are in. */
   readonly crossLayer = $derived.by((): CrossLayer | null => {
