@@ -24,6 +24,11 @@ describe('lobby', () => {
     await ada.page.getByRole('heading', { name: 'Naive attention lab' }).waitFor();
     await expect.poll(() => ada.page.getByRole('status', { name: 'Save status' }).textContent()).toContain('saved');
     await expect.poll(() => ada.page.getByRole('list', { name: 'Participants' }).textContent()).toContain('owner');
+    await ada.page.getByRole('button', { name: 'Rename the room' }).click();
+    await ada.page.getByRole('textbox', { name: 'New title' }).fill('Naive attention, week 3');
+    await ada.page.keyboard.press('Enter');
+    await ada.page.getByRole('heading', { name: 'Naive attention, week 3' }).waitFor();
+
     await ada.page.getByRole('button', { name: 'Open the attention example' }).click();
     const docs = ada.page.getByRole('list', { name: 'Documents' });
     for (const title of ['attention.jaxpr', 'attention.shlo', 'attention.hlo-opt']) await docs.getByText(title).waitFor();

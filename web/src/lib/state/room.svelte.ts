@@ -246,6 +246,14 @@ export class RoomState {
     this.publish({ spotlight: { docId, from, to, at: Date.now() } });
   }
 
+  /** Renames the room for everyone (owner only); blank titles are ignored. */
+  rename(title: string): void {
+    const s = this.session;
+    const t = title.replace(/\s+/g, ' ').trim().slice(0, 200);
+    if (!s || !this.isOwner || !t) return;
+    s.doc.getMap<unknown>(RoomKey.settings).set(SettingKey.title, t);
+  }
+
   /** Locks or unlocks the room (owner only). */
   setLocked(locked: boolean): void {
     const s = this.session;
