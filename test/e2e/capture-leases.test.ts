@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,16 @@ import { waitFor } from '../helpers';
 import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
 
 const FINAL = ['done', 'failed', 'cancelled'];
-const SLOW_MLP = `import time\n\ntime.sleep(5)\n${MLP}`;
+/**
+ * The MLP, but its first attempt creates `marker` and then hangs: whatever the machine's load, the
+ * first runner is still busy when it is killed, and the next attempt runs straight through.
+ */
+const hangOnFirstAttempt = (marker: string) => `import os, time
+
+if not os.path.exists(${JSON.stringify(marker)}):
+    open(${JSON.stringify(marker)}, "w").close()
+    time.sleep(600)
+${MLP}`;
 
 /** Every process below `pid`, read from /proc (the capture runs in its own process group). */
 function descendants(pid: number): number[] {
@@ -46,8 +55,10 @@ describe('leases: a runner that disappears loses its job', () => {
   const servers: CaptureServer[] = [];
   const agents: AgentProcess[] = [];
   const orphans: number[] = [];
+  const cleanups: (() => void)[] = [];
   afterEach(async () => {
     killAll(orphans.splice(0));
+    for (const c of cleanups.splice(0)) c();
     await Promise.all(agents.splice(0).map((a) => a.stop()));
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
@@ -57,8 +68,12 @@ describe('leases: a runner that disappears loses its job', () => {
     servers.push(s);
     const a = await startAgent(s.url, s.token('cpu-a').token, 'cpu-a');
     agents.push(a);
-    const { body } = await requestCapture(s, { program: SLOW_MLP, entry: 'mlp', args: MLP_ARGS });
+    const markerDir = mkdtempSync(join(tmpdir(), 'seam-lease-'));
+    cleanups.push(() => rmSync(markerDir, { recursive: true, force: true }));
+    const marker = join(markerDir, 'first-attempt');
+    const { body } = await requestCapture(s, { program: hangOnFirstAttempt(marker), entry: 'mlp', args: MLP_ARGS });
     await a.saw(new RegExp(`running ${body.job.id} \\(attempt 1\\)`));
+    await waitFor(() => existsSync(marker), 'the first attempt to reach its hang');
     const b = await startAgent(s.url, s.token('cpu-b').token, 'cpu-b');
     agents.push(b);
     expect(await getJob(s, body.job.id)).toMatchObject({ status: 'running', runningOn: 'cpu-a' });
