@@ -114,7 +114,7 @@ describe('results are applied exactly once', () => {
     expect(done.documents).toHaveLength(1);
     const res = await fetch(`${s.url}/api/rooms/${s.room.id}`, { headers: { authorization: `Bearer ${s.room.tokens.owner}` } });
     const listed = (await res.json()) as { documents: DocumentMeta[] };
-    expect(listed.documents.filter((d) => d.title === 'mlp: jaxpr')).toHaveLength(1);
+    expect(listed.documents.filter((d) => d.title === 'mlp: jaxpr')).toEqual([expect.objectContaining({ addedBy: 'runner:hand', captureId: job!.jobId })]);
     ws.close();
   });
 });
