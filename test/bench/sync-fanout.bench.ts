@@ -16,7 +16,7 @@ import { measureAll } from './sync/targets';
  * are split over load processes (the writer in the first), so that applying every update in
  * every reader does not queue behind one event loop.
  */
-const scale = QUICK ? { readers: 20, annotations: 200, perSecond: 100, parts: 2 } : { readers: 100, annotations: 2000, perSecond: 100, parts: 2 };
+const scale = QUICK ? { readers: 20, annotations: 200, perSecond: 100, parts: 2 } : { readers: 100, annotations: 2000, perSecond: 100, parts: 4 };
 const ROUNDS = QUICK ? 1 : 2;
 const script = fileURLToPath(new URL('./sync/fanout-load.ts', import.meta.url));
 

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How busy a load process itself was while it measured: if it saturates, latencies include its queueing. */
@@ -9,6 +9,8 @@ export interface LoadProcessUsage {
   readonly loopDelayP99: number;
   /** Longest event-loop delay beyond the sampling interval, ms. */
   readonly loopDelayMax: number;
+  /** Longest garbage-collection pause, ms: tells a load process's own pauses from CPU starvation. */
+  readonly gcMax: number;
 }
 
 /** Sampling interval of the event-loop delay histogram, ms; the histogram records whole intervals. */
@@ -19,13 +21,22 @@ export class LoadMeter {
   private readonly cpu = process.cpuUsage();
   private readonly wall = performance.now();
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  private gcMax = 0;
+  private readonly gc = new PerformanceObserver((list) => this.gcSeen(list.getEntries()));
 
   constructor() {
     this.loop.enable();
+    this.gc.observe({ entryTypes: ['gc'] });
+  }
+
+  private gcSeen(entries: readonly PerformanceEntry[]): void {
+    for (const entry of entries) this.gcMax = Math.max(this.gcMax, entry.duration);
   }
 
   stop(): LoadProcessUsage {
     this.loop.disable();
+    this.gcSeen(this.gc.takeRecords());
+    this.gc.disconnect();
     const used = process.cpuUsage(this.cpu);
     const wallMs = performance.now() - this.wall;
     const beyond = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
@@ -33,6 +44,7 @@ export class LoadMeter {
       cpuPercent: ((used.user + used.system) / 1000 / wallMs) * 100,
       loopDelayP99: beyond(this.loop.percentile(99)),
       loopDelayMax: beyond(this.loop.max),
+      gcMax: this.gcMax,
     };
   }
 }
