@@ -8,12 +8,8 @@ function dimsOf(t: ValueType | undefined): readonly number[] | undefined {
   return t && 'dims' in t ? t.dims : undefined;
 }
 
-/** Every `dot` of a module, fused or not, decoded with its operand shapes. */
-export function collectDots(graph: ModuleGraph, lines: LineMap, out: DotInfo[]): void {
-  for (const scope of graph.module.computations) collectIn(graph, scope, lines, out);
-}
-
-function collectIn(graph: ModuleGraph, scope: HloComputation, lines: LineMap, out: DotInfo[]): void {
+/** Every `dot` of one computation (fused or not), decoded with its operand shapes. */
+export function collectDots(graph: ModuleGraph, scope: HloComputation, lines: LineMap, out: DotInfo[]): void {
   for (const ins of scope.instructions) {
     if (ins.opcode !== 'dot' || !ins.dot) continue;
     const [l, r] = ins.operands;

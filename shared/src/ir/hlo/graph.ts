@@ -20,6 +20,8 @@ export class ModuleGraph {
   readonly fusionCaller = new Map<string, HloInstruction>();
   /** Computation name → where it is called as a while body/condition, branch or `call` target. */
   readonly callSites = new Map<string, CallSite[]>();
+  /** Computation name → instructions other than parameters, counted before any is released. */
+  readonly opCounts = new Map<string, number>();
   private readonly names = new Map<HloComputation, Map<string, HloInstruction>>();
 
   constructor(readonly module: HloModule) {
@@ -27,7 +29,12 @@ export class ModuleGraph {
     // XLA takes the last computation as the entry when none is marked `ENTRY`.
     this.entry = module.computations.find((c) => c.isEntry) ?? module.computations[module.computations.length - 1];
     for (const scope of module.computations) {
-      for (const ins of scope.instructions) this.noteCalls(scope, ins);
+      let ops = 0;
+      for (const ins of scope.instructions) {
+        this.noteCalls(scope, ins);
+        if (ins.opcode !== 'parameter') ops++;
+      }
+      this.opCounts.set(scope.name, ops);
     }
   }
 
@@ -65,6 +72,18 @@ export class ModuleGraph {
       this.names.set(scope, map);
     }
     return map.get(name);
+  }
+
+  /**
+   * Drops a fused computation's instructions once they are indexed, so a large dump does not hold
+   * its whole parse tree and its whole index at once. Only fused computations are released: the
+   * spill analysis still walks the others. Returns whether it released.
+   */
+  release(scope: HloComputation): boolean {
+    if (!this.fusionCaller.has(scope.name) || this.callSites.has(scope.name) || scope === this.entry) return false;
+    this.names.delete(scope);
+    scope.instructions.length = 0;
+    return true;
   }
 
   /** The ROOT of a computation (the last instruction when none is marked). */

@@ -17,6 +17,7 @@ const NO_SOURCE: SourceRef = Object.freeze({});
  * Parses and indexes HLO text: outline, every instruction's value with bytes, decoded dots,
  * fusions with their sizes, cross-layer keys (fused instructions included) and, for optimized
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
+ * Fused computations are released from the parse tree as soon as they are indexed.
  */
 export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
   const parsed = parseHlo(text);
@@ -38,8 +39,11 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
     }
     // Instructions that print the same metadata share one parsed metadata object, hence one source.
     const sources = new Map<HloMetadata, SourceRef>();
-    for (const scope of module.computations) indexComputation(scope, graph, module, lines, values, fusions, keys, sources);
-    collectDots(graph, lines, dots);
+    for (const scope of module.computations) {
+      indexComputation(scope, graph, module, lines, values, fusions, keys, sources);
+      collectDots(graph, scope, lines, dots);
+      graph.release(scope);
+    }
     if (kind === DocumentKind.hloOpt) {
       const found = findSpills(graph, lines);
       spills = spills.length === 0 ? found : spills.concat(found);
@@ -79,12 +83,11 @@ function indexComputation(
       : { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to });
     if (ins.opcode === 'fusion') {
       const calls = ins.calls?.[0] ?? '';
-      const callee = graph.computations.get(calls);
       let inputBytes = 0;
       for (const o of ins.operands) inputBytes += graph.lookup(scope, o)?.bytes ?? 0;
       fusions.push({
         name: ins.name, scope: scope.name, line, from: ins.from, to: ins.to, kind: ins.fusionKind ?? '', calls,
-        fusedOps: callee ? callee.instructions.filter((i) => i.opcode !== 'parameter').length : 0,
+        fusedOps: graph.opCounts.get(calls) ?? 0,
         inputBytes, outputBytes: ins.bytes,
       });
     }
