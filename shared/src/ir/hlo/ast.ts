@@ -17,6 +17,20 @@ export interface HloDotDims {
   rhsContracting: number[];
 }
 
+/** The attributes that name other computations, and a dot's dimensions, as one optional group. */
+export interface HloCalls {
+  /** `kind=kLoop` of a fusion. */
+  readonly fusionKind?: string;
+  /** `calls=` (fusion, async start, custom-call): computation names. */
+  readonly calls?: string[];
+  readonly toApply?: string;
+  readonly condition?: string;
+  readonly body?: string;
+  /** `branch_computations={…}`, or `true_computation`/`false_computation` in that order. */
+  readonly branches?: string[];
+  readonly dot?: HloDotDims;
+}
+
 /**
  * One instruction: `[ROOT] %name = type opcode(operands), attr=value, …`. Only the attributes the
  * analysis uses are decoded; the span covers the whole instruction so views can show the rest.
@@ -30,20 +44,12 @@ export interface HloInstruction extends Span {
   readonly typeText: string;
   readonly bytes: number;
   /** Operand instruction names, `%` dropped, in order. */
-  readonly operands: string[];
+  readonly operands: readonly string[];
   /** `parameter(N)`'s N, `get-tuple-element`'s `index=N`; -1 otherwise. */
   readonly number: number;
-  /** `kind=kLoop` of a fusion. */
-  readonly fusionKind: string | undefined;
-  /** `calls=` (fusion, async start, custom-call): computation names. */
-  readonly calls: string[] | undefined;
-  readonly toApply: string | undefined;
-  readonly condition: string | undefined;
-  readonly body: string | undefined;
-  /** `branch_computations={…}`, or `true_computation`/`false_computation` in that order. */
-  readonly branches: string[] | undefined;
   readonly metadata: HloMetadata | undefined;
-  readonly dot: HloDotDims | undefined;
+  /** Called computations and dot dimensions; undefined on most instructions, which have none. */
+  readonly attrs: HloCalls | undefined;
 }
 
 /** `%name (params) -> type { … }` or the short form `name { … }`, with `ENTRY` marking the entry. */

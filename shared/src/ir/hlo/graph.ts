@@ -41,17 +41,17 @@ export class ModuleGraph {
   private noteCalls(scope: HloComputation, ins: HloInstruction): void {
     switch (ins.opcode) {
       case 'fusion':
-        for (const c of ins.calls ?? []) if (!this.fusionCaller.has(c)) this.fusionCaller.set(c, ins);
+        for (const c of ins.attrs?.calls ?? []) if (!this.fusionCaller.has(c)) this.fusionCaller.set(c, ins);
         return;
       case 'while':
-        this.addSite(ins.body, { caller: ins, scope, role: 'while-body', index: 0 });
-        this.addSite(ins.condition, { caller: ins, scope, role: 'while-condition', index: 0 });
+        this.addSite(ins.attrs?.body, { caller: ins, scope, role: 'while-body', index: 0 });
+        this.addSite(ins.attrs?.condition, { caller: ins, scope, role: 'while-condition', index: 0 });
         return;
       case 'conditional':
-        ins.branches?.forEach((b, index) => this.addSite(b, { caller: ins, scope, role: 'branch', index }));
+        ins.attrs?.branches?.forEach((b, index) => this.addSite(b, { caller: ins, scope, role: 'branch', index }));
         return;
       case 'call':
-        this.addSite(ins.toApply ?? ins.calls?.[0], { caller: ins, scope, role: 'call', index: 0 });
+        this.addSite(ins.attrs?.toApply ?? ins.attrs?.calls?.[0], { caller: ins, scope, role: 'call', index: 0 });
         return;
     }
   }
@@ -107,12 +107,12 @@ export class ModuleGraph {
       out.push(c);
       for (const ins of c.instructions) {
         if (ins.opcode === 'while') {
-          visit(this.computations.get(ins.body ?? ''));
-          visit(this.computations.get(ins.condition ?? ''));
+          visit(this.computations.get(ins.attrs?.body ?? ''));
+          visit(this.computations.get(ins.attrs?.condition ?? ''));
         } else if (ins.opcode === 'conditional') {
-          for (const b of ins.branches ?? []) visit(this.computations.get(b));
+          for (const b of ins.attrs?.branches ?? []) visit(this.computations.get(b));
         } else if (ins.opcode === 'call') {
-          visit(this.computations.get(ins.toApply ?? ins.calls?.[0] ?? ''));
+          visit(this.computations.get(ins.attrs?.toApply ?? ins.attrs?.calls?.[0] ?? ''));
         }
       }
     };

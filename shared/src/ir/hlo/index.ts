@@ -59,7 +59,7 @@ function outlineOf(c: HloComputation, graph: ModuleGraph, lines: LineMap): Outli
   return {
     name: c.name, kind: caller ? 'fusion' : 'computation', from: c.from, to: c.to,
     lineFrom: lines.lineAt(c.from), lineTo: lines.lineAt(Math.max(c.from, c.to - 1)), opCount: c.instructions.length,
-    ...(caller?.fusionKind ? { fusionKind: caller.fusionKind } : {}),
+    ...(caller?.attrs?.fusionKind ? { fusionKind: caller.attrs.fusionKind } : {}),
     ...(c.isEntry ? { isEntry: true } : {}),
   };
 }
@@ -82,11 +82,11 @@ function indexComputation(
       ? { name: ins.name, op: ins.opcode, scope: scope.name, line, source, from: ins.from, to: ins.to }
       : { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to });
     if (ins.opcode === 'fusion') {
-      const calls = ins.calls?.[0] ?? '';
+      const calls = ins.attrs?.calls?.[0] ?? '';
       let inputBytes = 0;
       for (const o of ins.operands) inputBytes += graph.lookup(scope, o)?.bytes ?? 0;
       fusions.push({
-        name: ins.name, scope: scope.name, line, from: ins.from, to: ins.to, kind: ins.fusionKind ?? '', calls,
+        name: ins.name, scope: scope.name, line, from: ins.from, to: ins.to, kind: ins.attrs?.fusionKind ?? '', calls,
         fusedOps: graph.opCounts.get(calls) ?? 0,
         inputBytes, outputBytes: ins.bytes,
       });

@@ -48,6 +48,8 @@ function internedMetadata(s: Scanner): HloMetadata | undefined {
   return parsed;
 }
 
+const NO_OPERANDS: readonly string[] = Object.freeze([]);
+
 /** Opcodes whose parenthesised part is a literal or a number, not operand names. */
 const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
 
@@ -83,12 +85,12 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     return undefined;
   }
   let number = -1;
-  let operands: string[];
+  let operands: readonly string[];
   if (LITERAL_OPERANDS.has(opcode)) {
     const open = s.pos;
     s.skipGroup();
     if (opcode === 'parameter') number = readInt(s.text, open + 1, s.pos);
-    operands = [];
+    operands = NO_OPERANDS;
   } else {
     operands = parseOperands(s);
   }
@@ -146,10 +148,10 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     to = s.pos;
   }
   if (opcode === 'dot') dot ??= emptyDot();
-  return {
-    name, isRoot, opcode, type: shape.type, typeText, bytes: shape.bytes, operands, number,
-    fusionKind, calls, toApply, condition, body, branches, metadata, dot, from, to,
-  };
+  const any = fusionKind !== undefined || calls !== undefined || toApply !== undefined || condition !== undefined
+    || body !== undefined || branches !== undefined || dot !== undefined;
+  const attrs = any ? { fusionKind, calls, toApply, condition, body, branches, dot } : undefined;
+  return { name, isRoot, opcode, type: shape.type, typeText, bytes: shape.bytes, operands, number, metadata, attrs, from, to };
 }
 
 const [B, C, F, I, K, L, M, R, T] = [...'bcfiklmrt'].map((c) => c.charCodeAt(0));

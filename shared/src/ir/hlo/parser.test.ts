@@ -45,8 +45,8 @@ ENTRY %e (p: f32[4]) -> f32[4] {
   ROOT %f = f32[4]{0} fusion(%w), kind=kLoop, calls=%fc, metadata={op_type="neg" op_name="jit(f)/neg" source_file="/x/m.py" source_line=12}
 }`);
     const byName = new Map(ins.map((i) => [i.name, i]));
-    expect(byName.get('d')?.dot).toEqual({ lhsBatch: [], rhsBatch: [], lhsContracting: [0], rhsContracting: [0] });
-    expect(byName.get('f')).toMatchObject({ opcode: 'fusion', fusionKind: 'kLoop', calls: ['fc'], operands: ['w'] });
+    expect(byName.get('d')?.attrs?.dot).toEqual({ lhsBatch: [], rhsBatch: [], lhsContracting: [0], rhsContracting: [0] });
+    expect(byName.get('f')).toMatchObject({ opcode: 'fusion', attrs: { fusionKind: 'kLoop', calls: ['fc'] }, operands: ['w'] });
     expect(byName.get('f')?.metadata).toEqual({ opType: 'neg', opName: 'jit(f)/neg', sourceFile: '/x/m.py', sourceLine: 12 });
     expect(byName.get('w')?.operands).toEqual(['p']);
   });

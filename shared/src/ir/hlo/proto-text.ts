@@ -51,9 +51,8 @@ function toInstruction(f: Field, names: Map<string, string>, rootId: string | un
   return {
     name: str(fields, 'name') ?? '', isRoot: rootId !== undefined && str(fields, 'id') === rootId, opcode,
     type, typeText: '', bytes: bytesOf(type), operands, number: Number(str(fields, 'parameter_number') ?? str(fields, 'tuple_index') ?? -1),
-    fusionKind: undefined, calls: undefined, toApply: undefined, condition: undefined, body: undefined, branches: undefined,
     metadata: opName || sourceFile ? { opName, sourceFile, sourceLine: Number.isFinite(sourceLine) ? sourceLine : undefined } : undefined,
-    dot: undefined, from: f.from, to: f.to,
+    attrs: undefined, from: f.from, to: f.to,
   };
 }
 

@@ -137,7 +137,7 @@ function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undef
         else if (site.role === 'branch') resolve(graph, site.scope, c.operands[site.index + 1], path, out, seen);
         else {
           resolve(graph, site.scope, c.operands[0], path, out, seen);
-          resolveRoot(graph, c.body, path, out, seen);
+          resolveRoot(graph, c.attrs?.body, path, out, seen);
         }
       }
       return;
@@ -159,13 +159,13 @@ function resolve(graph: ModuleGraph, scope: HloComputation, name: string | undef
       resolve(graph, scope, ins.operands[0], [ins.number, ...path], out, seen);
       return;
     case 'while':
-      resolveRoot(graph, ins.body, path, out, seen);
+      resolveRoot(graph, ins.attrs?.body, path, out, seen);
       return;
     case 'call':
-      resolveRoot(graph, ins.toApply ?? ins.calls?.[0], path, out, seen);
+      resolveRoot(graph, ins.attrs?.toApply ?? ins.attrs?.calls?.[0], path, out, seen);
       return;
     case 'conditional':
-      for (const b of ins.branches ?? []) resolveRoot(graph, b, path, out, seen);
+      for (const b of ins.attrs?.branches ?? []) resolveRoot(graph, b, path, out, seen);
       return;
     default:
       out.push({ ins, scope, path });
