@@ -3,6 +3,7 @@ import type { InternedShape } from './scanner';
 import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
 import { Ch, isNameChar, type Scanner } from './scanner';
 import { parseShape, skipShape } from './shape';
+import type { SpanTable } from './span-table';
 
 const NO_SHAPE: InternedShape = { type: { tuple: [] }, bytes: 0, text: '' };
 
@@ -58,15 +59,17 @@ const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
  * e.g. `ROOT %fusion = f32[8]{0} fusion(f32[8]{0} %p0, %p1), kind=kLoop, calls=%fused_computation`.
  * Returns undefined, with a diagnostic, when the instruction cannot be read.
  */
-export function parseInstruction(s: Scanner): HloInstruction | undefined {
+export function parseInstruction(s: Scanner, names: SpanTable<string>): HloInstruction | undefined {
   const from = s.pos;
   const isRoot = s.atWord('ROOT');
   if (isRoot) {
     s.pos += 4;
     s.skipTrivia();
   }
+  s.eat(Ch.percent);
   const nameAt = s.pos;
   const name = s.name();
+  if (name) names.set(nameAt, s.pos, name);
   s.skipTrivia();
   if (!name || !s.eat(Ch.eq)) {
     s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);
@@ -92,7 +95,7 @@ export function parseInstruction(s: Scanner): HloInstruction | undefined {
     if (opcode === 'parameter') number = readInt(s.text, open + 1, s.pos);
     operands = NO_OPERANDS;
   } else {
-    operands = parseOperands(s);
+    operands = parseOperands(s, names);
   }
   let fusionKind: string | undefined;
   let calls: string[] | undefined;
@@ -189,7 +192,7 @@ function emptyDot(): HloDotDims {
  * operands := `(` (operand (`,` operand)*)? `)`; operand := shape? name
  * e.g. `(f32[2,3]{1,0} %a, %b)`, `(a, b)`, `((f32[], s32[]) %t)`.
  */
-function parseOperands(s: Scanner): string[] {
+function parseOperands(s: Scanner, names: SpanTable<string>): string[] {
   const out: string[] = [];
   const open = s.pos;
   s.pos++;
@@ -208,7 +211,11 @@ function parseOperands(s: Scanner): string[] {
       skipShape(s);
       s.skipTrivia();
     }
-    const name = s.name();
+    // An operand is the defining instruction's own name string when it was defined earlier.
+    s.eat(Ch.percent);
+    const nameAt = s.pos;
+    const length = s.skipName();
+    const name = length === 0 ? '' : (names.get(nameAt, s.pos) ?? s.text.slice(nameAt, s.pos));
     s.skipTrivia();
     // A nested instruction, `add(f32[10] parameter(0), multiply(…))`, is read past, not named.
     if (name && s.peek() === Ch.lparen) s.skipGroup();

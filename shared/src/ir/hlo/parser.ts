@@ -4,6 +4,7 @@ import { parseInstruction } from './instruction';
 import { parseProtoModule } from './proto-text';
 import { Ch, Scanner } from './scanner';
 import { parseShape } from './shape';
+import { SpanTable } from './span-table';
 import { emptyStackFrames, parseStackFrameSection, STACK_FRAME_SECTIONS, type StackFrameSection } from './stack-frames';
 
 interface ModuleBuilder {
@@ -160,6 +161,8 @@ function parseBody(s: Scanner): HloInstruction[] {
   const bodyAt = s.pos;
   let root: HloInstruction | undefined;
   let params: Set<number> | undefined;
+  // Names defined so far in this computation, so operands can share their strings.
+  const names = new SpanTable<string>(s.text);
   for (;;) {
     s.skipTrivia();
     if (s.pos >= s.end) {
@@ -168,7 +171,7 @@ function parseBody(s: Scanner): HloInstruction[] {
     }
     if (s.eat(Ch.rbrace)) return instructions;
     const before = s.pos;
-    const ins = parseInstruction(s);
+    const ins = parseInstruction(s, names);
     if (!ins) {
       if (s.pos === before || s.text.charCodeAt(s.pos - 1) !== Ch.lf) s.skipLine();
       continue;
