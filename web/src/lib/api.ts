@@ -30,7 +30,8 @@ export class ApiError extends Error {
   }
 }
 
-async function failure(res: Response): Promise<ApiError> {
+/** Reads the server's JSON error of a failed response into an `ApiError`. */
+export async function failure(res: Response): Promise<ApiError> {
   let code = `http-${res.status}`;
   let message = res.statusText || `request failed (${res.status})`;
   try {

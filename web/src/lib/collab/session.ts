@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { WebsocketProvider } from 'y-websocket';
 import { IndexeddbPersistence } from 'y-indexeddb';
-import { CLOSE_REASONS, CloseCode, MessageType, readAck, type Ack } from '@seam/shared/protocol';
+import { CLOSE_REASONS, CloseCode, MessageType, readAck, readRefused, type Ack } from '@seam/shared/protocol';
 import { SaveTracker } from './save-tracker';
 
 /** Connection facts a session reports on every change. */
@@ -34,6 +34,8 @@ export class RoomSession {
     readonly roomId: string,
     token: string,
     private readonly onStatus: (s: SessionStatus) => void,
+    /** Called when the server refused one of this replica's updates, with its reason (e.g. `locked`). */
+    private readonly onRefused: (reason: string) => void = () => {},
   ) {
     this.local = new IndexeddbPersistence(`seam-room-${roomId}`, this.doc);
     void this.local.whenSynced.then(() => {
@@ -63,6 +65,16 @@ export class RoomSession {
         this.emit();
       }
     };
+    this.provider.messageHandlers[MessageType.refused] = (_encoder, decoder) => {
+      let reason: string;
+      try {
+        reason = readRefused(decoder).reason;
+      } catch (e) {
+        console.warn('ignoring a malformed refused message', e);
+        return;
+      }
+      this.onRefused(reason);
+    };
     this.provider.on('status', () => this.emit());
     this.provider.on('sync', () => this.emit());
     this.provider.on('connection-close', (event) => {
@@ -82,6 +94,16 @@ export class RoomSession {
       waiting: this.tracker.waiting,
       localLoaded: this.localLoaded,
     });
+  }
+
+  /**
+   * Stops syncing and deletes this room's IndexedDB copy: after a refusal the replica holds
+   * changes the server will never accept, so the next session must start from the server's state.
+   */
+  async discard(): Promise<void> {
+    this.provider.destroy();
+    await this.local.clearData();
+    this.doc.destroy();
   }
 
   /** Stops syncing and closes the local store; the IndexedDB copy is kept. */

@@ -44,7 +44,12 @@ export class RoomState {
   online = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
   selectedAnnotation = $state<string | null>(null);
   readonly docs: DocumentsState;
-  session: RoomSession | null = null;
+  /** The live connection; replaced by a fresh one when the server refuses a local change. */
+  session = $state.raw<RoomSession | null>(null);
+  /** The last refusal this person was told about: the reason code and when it came. */
+  refusal = $state.raw<{ readonly reason: string; readonly at: number } | null>(null);
+  private recovering = false;
+  private destroyed = false;
 
   readonly canWrite = $derived(this.role !== null && canAnnotate(this.role, this.locked));
   readonly isOwner = $derived(this.role === 'owner');
@@ -74,10 +79,45 @@ export class RoomState {
       this.error = e instanceof Error ? e.message : String(e);
       return;
     }
-    const s = new RoomSession(this.wsBase, this.roomId, this.token, (st) => (this.status = st));
+    window.addEventListener('online', this.onOnline);
+    window.addEventListener('offline', this.onOnline);
+    this.connect();
+  }
+
+  private connect(): void {
+    const s = new RoomSession(
+      this.wsBase,
+      this.roomId,
+      this.token,
+      (st) => {
+        if (this.session === s) this.status = st;
+      },
+      (reason) => void this.recover(reason),
+    );
     this.session = s;
     this.observe(s);
     this.publish({});
+  }
+
+  /**
+   * Recovers from a refused update: tells the person why, drops the replica that holds the refused
+   * change (and its IndexedDB copy), and resyncs a fresh one from the server, so that later writes
+   * land and the save indicator counts only changes the server can still accept. Later refusals of
+   * the same replica (each following update is refused as a `gap`) are covered by the same recovery.
+   */
+  private async recover(reason: string): Promise<void> {
+    const old = this.session;
+    if (this.recovering || !old) return;
+    this.recovering = true;
+    this.refusal = { reason, at: Date.now() };
+    this.session = null;
+    this.status = { connected: false, synced: false, refused: null, waiting: 0, localLoaded: false };
+    try {
+      await old.discard();
+    } finally {
+      this.recovering = false;
+    }
+    if (!this.destroyed) this.connect();
   }
 
   private observe(s: RoomSession): void {
@@ -106,8 +146,6 @@ export class RoomState {
     const documents = doc.getMap<unknown>(RoomKey.documents);
     documents.observe(() => this.docs.setLive(documents.toJSON() as Record<string, DocumentMeta>));
     s.provider.awareness.on('change', () => this.readAwareness());
-    window.addEventListener('online', this.onOnline);
-    window.addEventListener('offline', this.onOnline);
   }
 
   /** The browser's own network state drives the socket: offline work waits in IndexedDB, and syncs on return. */
@@ -263,6 +301,7 @@ export class RoomState {
 
   /** Leaves the room: stops syncing and listening; the IndexedDB copy stays. */
   destroy(): void {
+    this.destroyed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     window.removeEventListener('online', this.onOnline);
     window.removeEventListener('offline', this.onOnline);
