@@ -1,4 +1,4 @@
-import { StreamLanguage, type StreamParser } from '@codemirror/language';
+import type { StreamParser } from '@codemirror/language';
 
 /** Per-line state: whether we are inside a `/* … *\/` comment, and whether the `=` of an instruction was seen. */
 interface HloState {
@@ -42,7 +42,7 @@ export const hloParser: StreamParser<HloState> = {
     }
     if (stream.match(/^"(?:[^"\\]|\\.)*"?/)) return 'string';
     if (stream.match(TYPE)) return 'typeName';
-    if (stream.match(/^%[\w.\-]+/)) return state.afterEq ? 'variableName' : 'definition(variableName)';
+    if (stream.match(/^%[\w.\-]+/)) return state.afterEq ? 'variableName' : 'variableName.definition';
     if (stream.match(/^[A-Za-z_][\w.\-]*(?==)/)) return 'propertyName';
     if (stream.match('=')) {
       state.afterEq = true;
@@ -56,7 +56,7 @@ export const hloParser: StreamParser<HloState> = {
         state.opcodeSeen = true;
         return 'keyword';
       }
-      if (!state.afterEq && stream.match(/^\s*=/, false)) return 'definition(variableName)';
+      if (!state.afterEq && stream.match(/^\s*=/, false)) return 'variableName.definition';
       return state.afterEq ? 'variableName' : 'name';
     }
     if (stream.match(/^-?(?:\d+\.?\d*(?:e[+-]?\d+)?|inf|nan)/i)) return 'number';
@@ -67,5 +67,3 @@ export const hloParser: StreamParser<HloState> = {
   languageData: { commentTokens: { block: { open: '/*', close: '*/' } } },
 };
 
-/** The HLO language for CodeMirror (before and after optimization). */
-export const hloLanguage = StreamLanguage.define(hloParser);

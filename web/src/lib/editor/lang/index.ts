@@ -1,36 +1,39 @@
+import type { StreamParser } from '@codemirror/language';
+import { foldGutter, foldKeymap } from '@codemirror/language';
 import type { Extension } from '@codemirror/state';
-import { foldGutter, foldKeymap, type StreamLanguage } from '@codemirror/language';
 import { keymap } from '@codemirror/view';
 import type { DocumentKind } from '@seam/shared/model';
 import { irFolding } from './fold';
-import { irHighlighting } from './highlight';
-import { hloLanguage } from './hlo';
-import { jaxprLanguage } from './jaxpr';
-import { mlirLanguage } from './mlir';
+import { irHighlightTheme } from './highlight';
+import { hloParser } from './hlo';
+import { jaxprParser } from './jaxpr';
+import { mlirParser } from './mlir';
+import { viewportHighlighter } from './view-highlight';
 
 export { blockEnd, irFolding } from './fold';
-export { hloLanguage, hloParser } from './hlo';
-export { jaxprLanguage, jaxprParser } from './jaxpr';
-export { mlirLanguage, mlirParser } from './mlir';
+export { hloParser } from './hlo';
+export { jaxprParser } from './jaxpr';
+export { mlirParser } from './mlir';
+export { viewportHighlighter } from './view-highlight';
 
-/** The CodeMirror language of a document kind; plain text (no language) for traces and notes. */
-export function languageFor(kind: DocumentKind): StreamLanguage<unknown> | null {
+/** The tokenizer of a document kind; none for traces and notes. */
+export function parserFor(kind: DocumentKind): StreamParser<unknown> | null {
   switch (kind) {
     case 'jaxpr':
-      return jaxprLanguage;
+      return jaxprParser as StreamParser<unknown>;
     case 'stablehlo':
-      return mlirLanguage;
+      return mlirParser as StreamParser<unknown>;
     case 'hlo':
     case 'hlo-opt':
-      return hloLanguage;
+      return hloParser as StreamParser<unknown>;
     default:
       return null;
   }
 }
 
-/** Highlighting plus folding (gutter and keys) for an IR document of `kind`; nothing for other kinds. */
+/** Highlighting of the visible lines plus folding (gutter and keys) for an IR document of `kind`; nothing for other kinds. */
 export function irLanguage(kind: DocumentKind): Extension {
-  const lang = languageFor(kind);
-  if (!lang) return [];
-  return [lang, irHighlighting(), irFolding(), foldGutter(), keymap.of(foldKeymap)];
+  const parser = parserFor(kind);
+  if (!parser) return [];
+  return [viewportHighlighter(parser), irHighlightTheme, irFolding(), foldGutter(), keymap.of(foldKeymap)];
 }

@@ -1,4 +1,4 @@
-import { StreamLanguage, type StreamParser } from '@codemirror/language';
+import type { StreamParser } from '@codemirror/language';
 
 interface JaxprState {
   /** Inside `[ … ]` parameters of an equation, where `name=` is a parameter. */
@@ -34,7 +34,7 @@ export const jaxprParser: StreamParser<JaxprState> = {
     if (word) {
       const w = word[0];
       if (KEYWORDS.has(w)) return 'keyword';
-      if (stream.peek() === ':') return 'definition(variableName)';
+      if (stream.peek() === ':') return 'variableName.definition';
       if (state.params > 0 && stream.match(/^\s*=/, false)) return 'propertyName';
       if (state.primitiveNext) {
         state.primitiveNext = false;
@@ -71,5 +71,3 @@ export const jaxprParser: StreamParser<JaxprState> = {
   languageData: { commentTokens: { line: '#' } },
 };
 
-/** The jaxpr language for CodeMirror. */
-export const jaxprLanguage = StreamLanguage.define(jaxprParser);

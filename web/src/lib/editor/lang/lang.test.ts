@@ -36,7 +36,7 @@ describe('IR languages', () => {
   it('highlights an HLO instruction: name, type with layout, opcode, attributes and targets', () => {
     const t = tokens(hloParser, '  ROOT %fusion.3 = bf16[8192,8192]{1,0} fusion(%p.1), kind=kLoop, calls=%fused_computation.3 /* x */');
     expect(styleOf(t, 'ROOT')).toBe('keyword');
-    expect(styleOf(t, '%fusion.3')).toBe('definition(variableName)');
+    expect(styleOf(t, '%fusion.3')).toBe('variableName.definition');
     expect(styleOf(t, 'bf16[8192,8192]{1,0}')).toBe('typeName');
     expect(styleOf(t, 'fusion')).toBe('keyword');
     expect(styleOf(t, '%p.1')).toBe('variableName');
@@ -48,7 +48,7 @@ describe('IR languages', () => {
 
   it('highlights a StableHLO op with its types, attributes and location', () => {
     const t = tokens(mlirParser, '    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32> loc(#loc3)');
-    expect(styleOf(t, '%0')).toBe('definition(variableName)');
+    expect(styleOf(t, '%0')).toBe('variableName.definition');
     expect(styleOf(t, 'stablehlo.dot_general')).toBe('keyword');
     expect(styleOf(t, '%arg0')).toBe('variableName');
     expect(styleOf(t, 'contracting_dims')).toBe('propertyName');
@@ -62,7 +62,7 @@ describe('IR languages', () => {
     const text = ['{ lambda ; a:f32[16,32]. let', '    c:f32[16,32] = dot_general[', '      dimension_numbers=(([1], [0]), ([], []))', '      jaxpr={ lambda ; d:f32[]. let e:f32[] = sin d in (e,) }', '    ] a b', '  in (c,) }'].join('\n');
     const t = tokens(jaxprParser, text);
     expect(styleOf(t, 'lambda')).toBe('keyword');
-    expect(styleOf(t, 'c')).toBe('definition(variableName)');
+    expect(styleOf(t, 'c')).toBe('variableName.definition');
     expect(styleOf(t, 'f32[16,32]')).toBe('typeName');
     expect(styleOf(t, 'dot_general')).toBe('keyword');
     expect(styleOf(t, 'dimension_numbers')).toBe('propertyName');

@@ -1,4 +1,4 @@
-import { StreamLanguage, type StreamParser } from '@codemirror/language';
+import type { StreamParser } from '@codemirror/language';
 
 interface MlirState {
   /** Depth of `<…>` inside a type such as `tensor<16x32xf32>`. */
@@ -28,9 +28,9 @@ export const mlirParser: StreamParser<MlirState> = {
       return 'lineComment';
     }
     if (stream.match(/^"(?:[^"\\]|\\.)*"?/)) return 'string';
-    if (stream.match(/^%[\w.$\-#:]+/)) return stream.match(/^(?:\s*,\s*%[\w.$\-#:]+)*\s*=(?!=)/, false) ? 'definition(variableName)' : 'variableName';
+    if (stream.match(/^%[\w.$\-#:]+/)) return stream.match(/^(?:\s*,\s*%[\w.$\-#:]+)*\s*=(?!=)/, false) ? 'variableName.definition' : 'variableName';
     if (stream.match(/^\^[\w.$\-]+/)) return 'labelName';
-    if (stream.match(/^@[\w.$\-]+/) || stream.match(/^@"(?:[^"\\]|\\.)*"/)) return 'function(variableName)';
+    if (stream.match(/^@[\w.$\-]+/) || stream.match(/^@"(?:[^"\\]|\\.)*"/)) return 'variableName.function';
     if (stream.match(/^#loc\d*/) || stream.match(/^#[\w.$\-]+/)) return 'meta';
     if (stream.match(/^!?(?:tensor|vector|memref|complex|tuple)</)) {
       state.angle = 1;
@@ -54,5 +54,3 @@ export const mlirParser: StreamParser<MlirState> = {
   languageData: { commentTokens: { line: '//' } },
 };
 
-/** The StableHLO/MLIR language for CodeMirror. */
-export const mlirLanguage = StreamLanguage.define(mlirParser);
