@@ -23,6 +23,12 @@ export interface Spotlight {
   readonly at: number;
 }
 
+/** A line someone points at in a dump (the presenter's hovered line, for cross-layer highlighting). */
+export interface HoveredLine {
+  readonly docId: string;
+  readonly line: number;
+}
+
 /**
  * One person's awareness state. `user` has the shape y-codemirror.next reads for remote cursors
  * in co-edited texts (`name`, `color`, `colorLight`); the rest is Seam's.
@@ -34,6 +40,8 @@ export interface PresenceState {
   readonly dumpSel: DumpSelection | null;
   readonly view: PresenterView | null;
   readonly spotlight: Spotlight | null;
+  /** The line under this person's pointer in an IR view; sent while presenting. */
+  readonly irHover?: HoveredLine | null;
 }
 
 /** A participant as the UI lists them. */
@@ -64,6 +72,7 @@ export function readPresence(v: unknown): PresenceState | null {
     dumpSel: readSel(v.dumpSel),
     view: readView(v.view),
     spotlight: readSpotlight(v.spotlight),
+    ...(readHovered(v.irHover) ? { irHover: readHovered(v.irHover) } : {}),
   };
 }
 
@@ -83,6 +92,10 @@ function readSel(v: unknown): DumpSelection | null {
 function readView(v: unknown): PresenterView | null {
   if (!isObj(v) || !n(v.topLine)) return null;
   return { docId: typeof v.docId === 'string' ? v.docId : null, topLine: v.topLine, anchor: n(v.anchor) ? v.anchor : 0, head: n(v.head) ? v.head : 0 };
+}
+
+function readHovered(v: unknown): HoveredLine | null {
+  return isObj(v) && typeof v.docId === 'string' && n(v.line) && v.line >= 1 ? { docId: v.docId, line: Math.floor(v.line) } : null;
 }
 
 function readSpotlight(v: unknown): Spotlight | null {

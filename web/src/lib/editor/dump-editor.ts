@@ -1,7 +1,10 @@
 import { EditorState, type Extension } from '@codemirror/state';
 import { defaultKeymap } from '@codemirror/commands';
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import type { DocumentKind } from '@seam/shared/model';
 import { annotationMarks } from './annotation-marks';
+import { irOverlays } from './ir';
+import { irLanguage } from './lang';
 import { remoteSelections } from './remote-selections';
 import { spotlight } from './spotlight';
 import { seamTheme } from './theme';
@@ -15,6 +18,10 @@ export interface DumpEditorOptions {
   /** Opens the annotate bubble on the current selection (Alt-A). */
   readonly onAnnotateKey: () => boolean;
   readonly wrap: boolean;
+  /** The dump's kind picks the IR language (highlighting and folding); default plain text. */
+  readonly kind?: DocumentKind;
+  /** Reports the line under the pointer, for cross-layer highlighting. */
+  readonly onHoverLine?: (line: number | null) => void;
 }
 
 /**
@@ -28,6 +35,8 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     highlightActiveLineGutter(),
     highlightActiveLine(),
     drawSelection(),
+    irLanguage(o.kind ?? 'text'),
+    irOverlays(o.onHoverLine),
     annotationMarks({ onOpen: o.onOpenAnnotation }),
     remoteSelections(),
     spotlight(),

@@ -2,7 +2,7 @@ import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type An
 import type { RoomApi } from '../api';
 import type { Identity } from '../identity';
 import * as store from '../collab/annotation-store';
-import { participants as listParticipants, readPresence, type Participant, type PresenceState, type PresenterView, type Spotlight } from '../collab/presence';
+import { participants as listParticipants, readPresence, type HoveredLine, type Participant, type PresenceState, type PresenterView, type Spotlight } from '../collab/presence';
 import { saveState, type SaveState } from '../collab/save-tracker';
 import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
@@ -38,6 +38,8 @@ export class RoomState {
   readonly presenter: Presenter | null = $derived(this.named && this.onlineClients.has(this.named.clientId) ? this.named : null);
   presenterView = $state.raw<PresenterView | null>(null);
   spotlight = $state.raw<Spotlight | null>(null);
+  /** The line the presenter points at in an IR view. */
+  presenterHover = $state.raw<HoveredLine | null>(null);
   remoteSelections = $state.raw<(RemoteSelection & { docId: string })[]>([]);
   following = $state(true);
   status = $state.raw<SessionStatus>({ connected: false, synced: false, refused: null, waiting: 0, localLoaded: false });
@@ -172,6 +174,8 @@ export class RoomState {
     this.remoteSelections = remote;
     const p = this.named ? readPresence(states.get(this.named.clientId)) : null;
     this.presenterView = p?.view ?? null;
+    const h = p?.irHover ?? null;
+    if (h?.docId !== this.presenterHover?.docId || h?.line !== this.presenterHover?.line) this.presenterHover = h;
     if (p?.spotlight && p.spotlight.at !== this.spotlight?.at) this.spotlight = p.spotlight;
   }
 

@@ -1,3 +1,6 @@
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import type { Extension } from '@codemirror/state';
+import { tags as t } from '@lezer/highlight';
 import { EditorView } from '@codemirror/view';
 
 /**
@@ -15,3 +18,25 @@ export const irHighlightTheme = EditorView.theme({
   '.cm-ir-t-string': { color: 'var(--syn-string, #15803d)' },
   '.cm-ir-t-comment, .cm-ir-t-lineComment, .cm-ir-t-meta': { color: 'var(--syn-comment, #6b7280)' },
 });
+
+/**
+ * The same colours as a Lezer highlight style, for editors whose language builds a syntax tree
+ * (the program editor). The IR dumps do not use it: they mark visible tokens directly.
+ */
+export const irHighlightStyle = HighlightStyle.define([
+  { tag: t.keyword, color: 'var(--syn-keyword, #7c3aed)' },
+  { tag: t.typeName, color: 'var(--syn-type, #0f766e)' },
+  { tag: [t.definition(t.variableName)], color: 'var(--syn-def, #1d4ed8)', fontWeight: '600' },
+  { tag: t.variableName, color: 'var(--syn-var, #1e40af)' },
+  { tag: t.function(t.variableName), color: 'var(--syn-fn, #b45309)' },
+  { tag: t.propertyName, color: 'var(--syn-attr, #9333ea)' },
+  { tag: [t.number, t.bool], color: 'var(--syn-number, #c2410c)' },
+  { tag: t.string, color: 'var(--syn-string, #15803d)' },
+  { tag: [t.comment, t.lineComment, t.meta], color: 'var(--syn-comment, #6b7280)' },
+  { tag: t.labelName, color: 'var(--syn-fn, #b45309)' },
+]);
+
+/** Syntax highlighting with `irHighlightStyle`. */
+export function irHighlighting(): Extension {
+  return syntaxHighlighting(irHighlightStyle);
+}

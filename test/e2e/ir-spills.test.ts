@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Annotation } from '@seam/shared/model';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { addDocument, fixture } from './ir-kit';
+
+const DUMP = fixture('attention', 'hlo-opt.txt');
+// The naive-attention score matrix as the compiled dump writes it: S×S f32 out of the fusion that computes exp(QKᵀ).
+const SCORE = /^[ \t]*(?:ROOT\s+)?%?([\w.\-]+) = (f32\[8192,8192\]\{1,0\}) fusion\([^\n]*op_name="[^"\n]*\/exp"[^\n]*$/m;
+
+let server: TestServer;
+let browser: Browser;
+let room: CreatedRoom;
+let ada: Person;
+let bo: Person;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  room = await createRoom(server, 'Naive attention lab');
+  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt.txt', DUMP);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
+  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).first().waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('spills of naive attention in the browser', () => {
+  const m = SCORE.exec(DUMP);
+
+  it('ranks the 8192×8192 score matrix first, with its exact size from the dump', async () => {
+    expect(m, 'the fixture writes the score matrix out of a fusion').not.toBeNull();
+    const [, producer, type] = m!;
+    await ada.page.getByRole('tab', { name: 'Spills' }).click();
+    const first = ada.page.getByRole('region', { name: 'Spills' }).getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').nth(1);
+    await expect.poll(async () => (await first.textContent()) ?? '').toContain(producer);
+    expect(await first.textContent()).toContain(type);
+    expect(await first.getAttribute('data-bytes')).toBe(String(8192 * 8192 * 4));
+    expect(await first.getByRole('cell').nth(1).getAttribute('title')).toBe('268,435,456 B (256 MiB)');
+    const traffic = Number(await first.getAttribute('data-traffic'));
+    expect(traffic).toBeGreaterThanOrEqual(2 * 8192 * 8192 * 4);
+    expect(traffic % (8192 * 8192 * 4)).toBe(0);
+  });
+
+  it('marks it as a spill with its size and traffic, which another person sees, and exports it with its quoted line', async () => {
+    const [line, producer] = m!;
+    const first = ada.page.getByRole('region', { name: 'Spills' }).getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').nth(1);
+    const traffic = Number(await first.getAttribute('data-traffic'));
+    await first.getByRole('button', { name: 'Mark as spill' }).click();
+
+    const boPanel = bo.page.getByRole('region', { name: 'Annotations' });
+    await expect.poll(async () => (await boPanel.textContent()) ?? '', { timeout: 15_000 }).toContain('268,435,456 B');
+    expect(await boPanel.textContent()).toContain(producer);
+
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+    const [a] = ((await res.json()) as { annotations: Annotation[] }).annotations;
+    expect(a).toMatchObject({ kind: 'spill', instruction: producer, bytes: 268_435_456, traffic });
+
+    const md = await (await fetch(`${server.url}/api/rooms/${room.id}/export.md`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).text();
+    expect(md).toContain(`### **spill** · \`${producer}\` · 268,435,456 B (256 MiB) · `);
+    expect(md).toContain(`\`\`\`\n${line}\n\`\`\``);
+
+    const [download] = await Promise.all([
+      ada.page.waitForEvent('download'),
+      (async () => {
+        await ada.page.getByRole('button', { name: 'Export' }).click();
+        await ada.page.getByRole('menuitem', { name: 'Markdown report' }).click();
+      })(),
+    ]);
+    const fromUi = readFileSync((await download.path())!, 'utf8');
+    const withoutStamp = (s: string) => s.replace(/^Exported .*$/m, '');
+    expect(withoutStamp(fromUi)).toBe(withoutStamp(md));
+    expect(errors).toEqual([]);
+  });
+});
