@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { MessageType } from '@seam/shared/protocol';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+
+const DUMP = ['HloModule refused_case', '', 'ENTRY %main (p: f32[1024]) -> f32[1024] {', '  %p = f32[1024]{0} parameter(0)', '  ROOT %neg = f32[1024]{0} negate(%p)', '}'].join('\n');
+
+let server: TestServer;
+let browser: Browser;
+let room: CreatedRoom;
+let ada: Person;
+let bo: Person;
+const errors: string[] = [];
+/** While true, frames from the server to Bo's page wait in `held`: Bo's view of the room lags behind. */
+let holding = false;
+const held: { data: string | Buffer; deliver: () => void }[] = [];
+
+function saveStatus(page: Page) {
+  return page.getByRole('status', { name: 'Save status' });
+}
+
+async function annotateLine(page: Page, text: string, comment: string): Promise<void> {
+  await page.locator('.cm-line', { hasText: text }).click();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+End');
+  await page.getByRole('button', { name: 'Note', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Comment' }).fill(comment);
+  await page.keyboard.press('Enter');
+}
+
+async function restBodies(): Promise<string[]> {
+  const res = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.owner}` } });
+  return ((await res.json()) as { annotations: { body: string }[] }).annotations.map((a) => a.body);
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  room = await createRoom(server, 'Refused');
+  const up = await fetch(`${server.url}/api/rooms/${room.id}/documents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'neg.hlo', text: DUMP }),
+  });
+  expect(up.status).toBe(201);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+  // Bo's socket goes through a relay that can hold the server's frames back, as a slow link would.
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.routeWebSocket(/\/sync\//, (ws) => {
+    const upstream = ws.connectToServer();
+    ws.onMessage((m) => upstream.send(m));
+    upstream.onMessage((m) => {
+      if (holding) held.push({ data: m, deliver: () => ws.send(m) });
+      else ws.send(m);
+    });
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`Bo: ${e.message}`));
+  await page.goto(room.links.annotator);
+  await page.getByRole('textbox', { name: 'Your name' }).fill('Bo');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  bo = { context, page, name: 'Bo' };
+  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'negate' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('a refused change', () => {
+  it('tells the annotator who wrote into a lock they had not seen yet, resyncs, and lets a later change land', async () => {
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    holding = true;
+    await ada.page.getByRole('button', { name: 'Lock room' }).click();
+    await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
+
+    // Bo has not seen the lock: the annotate controls are still there, and the write goes out.
+    await annotateLine(bo.page, 'negate', 'written into the lock');
+    await bo.page.getByRole('region', { name: 'Annotations' }).getByText('written into the lock').waitFor();
+    await expect.poll(() => held.some((f) => typeof f.data !== 'string' && f.data[0] === MessageType.refused)).toBe(true);
+    holding = false;
+    for (const f of held.splice(0)) f.deliver();
+
+    await expect.poll(() => bo.page.getByRole('alert').filter({ hasText: 'Your last change was refused' }).textContent()).toContain(
+      'Your last change was refused: the room is locked',
+    );
+    await expect.poll(() => bo.page.getByRole('region', { name: 'Annotations' }).getByText('written into the lock').count()).toBe(0);
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    await bo.page.getByText('The room is locked: only the owner can write.').waitFor();
+    expect(await restBodies()).toEqual([]);
+
+    await ada.page.getByRole('button', { name: 'Unlock room' }).click();
+    await expect.poll(() => bo.page.getByText('The room is locked: only the owner can write.').count()).toBe(0);
+    await annotateLine(bo.page, 'negate', 'after the unlock');
+    await ada.page.getByRole('region', { name: 'Annotations' }).getByText('after the unlock').waitFor();
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    expect(await restBodies()).toEqual(['after the unlock']);
+    expect(errors).toEqual([]);
+  });
+});
