@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { analyze } from '@seam/shared/ir';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { addDocument, fixture, openDocument } from './ir-kit';
+
+const JAXPR = fixture('mlp', 'jaxpr.txt');
+const SHLO = fixture('mlp', 'stablehlo-debug.mlir');
+const HLO = fixture('mlp', 'hlo-opt.txt');
+
+let server: TestServer;
+let browser: Browser;
+let room: CreatedRoom;
+let ada: Person;
+let bo: Person;
+const errors: string[] = [];
+
+function pane(page: Page, title: string): Locator {
+  return page.getByRole('region', { name: `Pane: ${title}` });
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  room = await createRoom(server, 'MLP at three layers');
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', JAXPR);
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.stablehlo', SHLO);
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', HLO);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
+  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the MLP at three layers, side by side', () => {
+  it('hovering the jaxpr dot_general lights up the StableHLO dot_general and the HLO that holds it', async () => {
+    await ada.page.getByRole('button', { name: 'Split view' }).click();
+    const j = pane(ada.page, 'mlp.jaxpr');
+    const s = pane(ada.page, 'mlp.stablehlo');
+    const h = pane(ada.page, 'mlp.hlo-opt');
+    for (const p of [j, s, h]) await p.locator('.cm-line').first().waitFor();
+    await j.locator('.cm-line', { hasText: '= dot_general[' }).hover();
+
+    const linkedShlo = s.locator('.cm-line.cm-ir-linked');
+    await expect.poll(() => linkedShlo.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await linkedShlo.allTextContents()).toEqual([expect.stringContaining('stablehlo.dot_general')]);
+
+    const linkedHlo = await h.locator('.cm-line.cm-ir-linked').allTextContents();
+    expect(linkedHlo.length).toBeGreaterThan(0);
+    // The dot itself (fused or not), and when fused, the fusion instruction that calls it.
+    expect(linkedHlo.some((t) => /= \S+ (dot|fusion|custom-call)\(/.test(t))).toBe(true);
+    for (const t of linkedHlo) expect(t).toMatch(/\b(dot|fusion|custom-call|convolution)\(/);
+
+    // Moving to an unrelated equation moves the highlight with it.
+    await j.locator('.cm-line', { hasText: '= reduce_sum[' }).hover();
+    await expect.poll(async () => (await s.locator('.cm-line.cm-ir-linked').allTextContents()).join('\n')).toContain('stablehlo.reduce');
+  });
+
+  it('shows the presenter\'s hovered line to a follower', async () => {
+    await ada.page.getByRole('button', { name: 'Present' }).click();
+    await openDocument(bo.page, 'mlp.jaxpr', 'lambda');
+    await pane(ada.page, 'mlp.stablehlo').locator('.cm-line', { hasText: 'stablehlo.dot_general' }).hover();
+    const remote = bo.page.locator('.cm-line.cm-ir-linked-remote');
+    await expect.poll(() => remote.count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect((await remote.allTextContents()).join('\n')).toContain('= dot_general[');
+  });
+
+  it('shows the mapping table and exports it as Markdown with a row for every equation', async () => {
+    await ada.page.getByRole('button', { name: 'Mapping' }).click();
+    const mapping = ada.page.getByRole('region', { name: 'Mapping' });
+    await mapping.locator('summary', { hasText: 'Markdown' }).click();
+    const md = mapping.getByRole('textbox', { name: 'Mapping Markdown' });
+    await expect.poll(async () => (await md.count()) > 0 && (await md.inputValue()).length > 0, { timeout: 15_000 }).toBe(true);
+    const text = await md.inputValue();
+    const equations = analyze(JAXPR, 'jaxpr').index.keys;
+    expect(equations.length).toBeGreaterThan(5);
+    const rows = text.split('\n').filter((l) => l.startsWith('| ')).slice(1);
+    expect(rows).toHaveLength(equations.length);
+    for (const k of equations) expect(text).toContain(`| ${k.line} | ${k.name} | ${k.op} |`);
+    const dot = rows.find((r) => r.includes('| dot_general |'));
+    expect(dot).toMatch(/stablehlo\.dot_general/);
+    expect(errors).toEqual([]);
+  });
+});
