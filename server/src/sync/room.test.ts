@@ -1,13 +1,12 @@
 import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
-import { CloseCode, MessageType } from '@seam/shared/protocol';
+import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
 import { openStore, UpdatesStore, type Store } from '../store';
@@ -36,14 +35,6 @@ class FakeSocket implements SocketLike {
       return decoding.readVarUint(d) === MessageType.sync ? [decoding.readVarUint(d)] : [];
     });
   }
-}
-
-function frame(sub: number, payload: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.sync);
-  encoding.writeVarUint(e, sub);
-  encoding.writeVarUint8Array(e, payload);
-  return encoding.toUint8Array(e);
 }
 
 let dir: string;
@@ -81,8 +72,8 @@ describe('Room', () => {
     const { room, connect } = setup(store.updates);
     const a = connect();
     const b = connect();
-    room.receive(a.conn, frame(2, annotationUpdate('early')));
-    room.receive(b.conn, frame(0, Y.encodeStateVector(new Y.Doc())));
+    room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('early')));
+    room.receive(b.conn, encodeSyncMessage(0, Y.encodeStateVector(new Y.Doc())));
     expect(store.updates.load('r').updates.length).toBeGreaterThan(0);
     expect(b.socket.syncKinds()).toEqual([0, 2, 1]);
     const replay = new Y.Doc();
@@ -99,7 +90,7 @@ describe('Room', () => {
     const { room, connect } = setup(failing);
     const a = connect();
     const b = connect();
-    room.receive(a.conn, frame(2, annotationUpdate('lost')));
+    room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('lost')));
     room.flush();
     expect(b.socket.syncKinds()).toEqual([0]);
     expect([a.socket.closedWith, b.socket.closedWith]).toEqual([CloseCode.serverError, CloseCode.serverError]);
@@ -110,12 +101,12 @@ describe('Room', () => {
   it('compacts the log into a snapshot once it passes the byte threshold, and reloads from it', () => {
     const { room, connect } = setup(store.updates, 400);
     const a = connect();
-    room.receive(a.conn, frame(2, annotationUpdate('small')));
+    room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('small')));
     room.flush();
     expect(store.updates.load('r').snapshot).toBeUndefined();
     const d = new Y.Doc();
     addAnnotation(d, { ...note('big'), body: 'y'.repeat(500) });
-    room.receive(a.conn, frame(2, Y.encodeStateAsUpdate(d)));
+    room.receive(a.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(d)));
     room.flush();
     const stored = store.updates.load('r');
     expect(stored.snapshot).toBeDefined();

@@ -1,9 +1,8 @@
 import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
 import type { Logger } from 'pino';
-import { CloseCode, encodeAck, encodeRefused, MessageType } from '@seam/shared/protocol';
+import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
@@ -32,21 +31,6 @@ export interface RoomDeps {
   readonly compactCount: number;
   readonly compactBytes: number;
   readonly log: Logger;
-}
-
-function syncMessage(sub: number, payload: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.sync);
-  encoding.writeVarUint(e, sub);
-  encoding.writeVarUint8Array(e, payload);
-  return encoding.toUint8Array(e);
-}
-
-function awarenessMessage(update: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.awareness);
-  encoding.writeVarUint8Array(e, update);
-  return encoding.toUint8Array(e);
 }
 
 function expectEnd(d: decoding.Decoder): void {
@@ -101,20 +85,16 @@ export class Room {
   }
 
   private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }): void => {
-    const msg = awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]));
+    const msg = encodeAwarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]));
     for (const c of this.conns) c.send(msg);
   };
 
   /** Adds a socket and starts the sync handshake (server step 1, then known awareness). */
   join(conn: Connection): void {
     this.conns.add(conn);
-    const e = encoding.createEncoder();
-    encoding.writeVarUint(e, MessageType.sync);
-    encoding.writeVarUint(e, SyncStep1);
-    encoding.writeVarUint8Array(e, Y.encodeStateVector(this.doc));
-    conn.send(encoding.toUint8Array(e));
+    conn.send(encodeSyncMessage(SyncStep1, Y.encodeStateVector(this.doc)));
     const states = [...this.awareness.getStates().keys()];
-    if (states.length > 0) conn.send(awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
+    if (states.length > 0) conn.send(encodeAwarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
   }
 
   /** Removes a socket, releases its awareness client IDs and removes their states. */
@@ -170,7 +150,7 @@ export class Room {
       expectEnd(d);
       if (!conn.awarenessBucket.take()) return conn.close(CloseCode.rateLimited);
       const states = [...this.awareness.getStates().keys()];
-      conn.send(awarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
+      conn.send(encodeAwarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, states)));
       return;
     }
     throw new MalformedMessage(`unknown message type ${type}`);
@@ -187,7 +167,7 @@ export class Room {
       if (this.broken) return;
       // An empty state vector (a fresh client) is one zero byte; its answer is the whole state.
       const fresh = payload.length === 1 && payload[0] === 0;
-      conn.send(syncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
+      conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
       return;
     }
     conn.received += 1;
@@ -244,7 +224,7 @@ export class Room {
         this.logCount += 1;
         this.logBytes += update.length;
         this.storedBytes += update.length;
-        const msg = syncMessage(SyncUpdate, update);
+        const msg = encodeSyncMessage(SyncUpdate, update);
         let n = 0;
         for (const c of this.conns) {
           if (c === origin) continue;

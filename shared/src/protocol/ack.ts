@@ -1,5 +1,6 @@
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
+import { decodeMessage, encodeMessage } from './frames';
 import { MessageType } from './messages';
 
 /** One durable state-vector entry: every update of `clientID` below `clock` is on disk. */
@@ -31,9 +32,7 @@ export function writeAck(encoder: encoding.Encoder, ack: Ack): void {
 
 /** Encodes an ack message into a fresh buffer. */
 export function encodeAck(ack: Ack): Uint8Array {
-  const encoder = encoding.createEncoder();
-  writeAck(encoder, ack);
-  return encoding.toUint8Array(encoder);
+  return encodeMessage(writeAck, ack);
 }
 
 /**
@@ -53,7 +52,5 @@ export function readAck(decoder: decoding.Decoder): Ack {
 
 /** Decodes a whole message; `undefined` when it is not an ack. */
 export function decodeAck(message: Uint8Array): Ack | undefined {
-  const decoder = decoding.createDecoder(message);
-  if (decoding.readVarUint(decoder) !== MessageType.ack) return undefined;
-  return readAck(decoder);
+  return decodeMessage(message, MessageType.ack, readAck);
 }

@@ -3,3 +3,4 @@ export * from './messages';
 export * from './ack';
 export * from './refused';
 export * from './runner';
+export * from './frames';

@@ -1,5 +1,6 @@
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
+import { decodeMessage, encodeMessage } from './frames';
 import { MessageType } from './messages';
 
 /**
@@ -39,9 +40,7 @@ export function writeRefused(encoder: encoding.Encoder, refused: Refused): void 
 
 /** Encodes a refused message into a fresh buffer. */
 export function encodeRefused(refused: Refused): Uint8Array {
-  const encoder = encoding.createEncoder();
-  writeRefused(encoder, refused);
-  return encoding.toUint8Array(encoder);
+  return encodeMessage(writeRefused, refused);
 }
 
 /** Reads the body of a refused message, after its type byte. Throws on truncated input. */
@@ -51,7 +50,5 @@ export function readRefused(decoder: decoding.Decoder): Refused {
 
 /** Decodes a whole message; `undefined` when it is not a refused message. */
 export function decodeRefused(message: Uint8Array): Refused | undefined {
-  const decoder = decoding.createDecoder(message);
-  if (decoding.readVarUint(decoder) !== MessageType.refused) return undefined;
-  return readRefused(decoder);
+  return decodeMessage(message, MessageType.refused, readRefused);
 }
