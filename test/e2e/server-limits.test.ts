@@ -1,14 +1,9 @@
 import * as Y from 'yjs';
 import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
+import { addAnnotation, readAnnotations } from '@seam/shared/model';
 import { CloseCode, MessageType } from '@seam/shared/protocol';
-import { connectClient, createRoom, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestClient, type TestServer } from '../helpers';
-
-const note = (id: string, body = 'b'): Annotation => ({
-  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body,
-  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
-});
+import { connectClient, createRoom, note, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestClient, type TestServer } from '../helpers';
 
 function frame(type: number, ...parts: (number | Uint8Array)[]): Uint8Array {
   const e = encoding.createEncoder();

@@ -1,6 +1,6 @@
 import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MessageType } from '@seam/shared/protocol';
+import { encodeAwarenessMessage } from '@seam/shared/protocol';
 import { connectClient, createRoom, rawSocket, startTestServer, waitFor, type CreatedRoom, type RawSocket, type TestClient, type TestServer } from '../helpers';
 
 /** An awareness frame: `[1][bytes update]`, the update holding `[n] n × (clientID, clock, json)`. */
@@ -12,10 +12,7 @@ function awarenessFrame(...entries: [clientID: number, clock: number, state: unk
     encoding.writeVarUint(u, clock);
     encoding.writeVarString(u, JSON.stringify(state));
   }
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.awareness);
-  encoding.writeVarUint8Array(e, encoding.toUint8Array(u));
-  return encoding.toUint8Array(e);
+  return encodeAwarenessMessage(encoding.toUint8Array(u));
 }
 
 const ANN = 1111;

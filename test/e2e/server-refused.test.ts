@@ -1,22 +1,8 @@
 import * as Y from 'yjs';
-import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAnnotation, readAnnotations, RoomKey, SettingKey, type Annotation } from '@seam/shared/model';
-import { MessageType } from '@seam/shared/protocol';
-import { connectClient, createRoom, messageType, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestClient, type TestServer } from '../helpers';
-
-const note = (id: string): Annotation => ({
-  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
-  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
-});
-
-function syncFrame(sub: number, payload: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.sync);
-  encoding.writeVarUint(e, sub);
-  encoding.writeVarUint8Array(e, payload);
-  return encoding.toUint8Array(e);
-}
+import { addAnnotation, readAnnotations, RoomKey, SettingKey } from '@seam/shared/model';
+import { encodeSyncMessage, MessageType } from '@seam/shared/protocol';
+import { connectClient, createRoom, note, messageType, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestClient, type TestServer } from '../helpers';
 
 let s: TestServer;
 const clients: TestClient[] = [];
@@ -85,9 +71,9 @@ describe('a refused update is reported to clients that opted in', () => {
     await raw.opened();
     const d = new Y.Doc();
     addAnnotation(d, note('stock-viewer'));
-    raw.ws.send(syncFrame(2, Y.encodeStateAsUpdate(d)));
+    raw.ws.send(encodeSyncMessage(2, Y.encodeStateAsUpdate(d)));
     // Frames are handled in order: the answer to this step 1 comes after anything about the update.
-    raw.ws.send(syncFrame(0, Y.encodeStateVector(new Y.Doc())));
+    raw.ws.send(encodeSyncMessage(0, Y.encodeStateVector(new Y.Doc())));
     const step2 = () => raw.received.some((f) => f[0] === MessageType.sync && f[1] === 1);
     await waitFor(step2, 'the answer to step 1');
     expect(raw.received.map(messageType).filter((t) => t !== MessageType.sync && t !== MessageType.awareness)).toEqual([]);

@@ -1,22 +1,8 @@
 import * as Y from 'yjs';
-import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
-import { CloseCode, decodeAck, MessageType } from '@seam/shared/protocol';
-import { connectClient, createRoom, messageType, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
-
-const note = (id: string): Annotation => ({
-  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
-  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
-});
-
-function updateFrame(update: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, MessageType.sync);
-  encoding.writeVarUint(e, 2);
-  encoding.writeVarUint8Array(e, update);
-  return encoding.toUint8Array(e);
-}
+import { addAnnotation, readAnnotations } from '@seam/shared/model';
+import { CloseCode, decodeAck, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
+import { connectClient, createRoom, note, messageType, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -65,7 +51,7 @@ describe('roles on the sync socket', () => {
     await raw.opened();
     const forged = new Y.Doc();
     addAnnotation(forged, note('forged'));
-    raw.ws.send(updateFrame(Y.encodeStateAsUpdate(forged)));
+    raw.ws.send(encodeSyncMessage(2, Y.encodeStateAsUpdate(forged)));
     await waitFor(() => raw.received.some((f) => messageType(f) === MessageType.ack), 'the ack for the forced update');
     const ack = raw.received.map((f) => (messageType(f) === MessageType.ack ? decodeAck(f) : undefined)).find(Boolean);
     expect(ack).toEqual({ seq: 1, entries: [] });

@@ -1,2 +1,3 @@
 export { createRoom, startTestServer, type CreatedRoom, type TestServer } from './server';
 export { connectClient, messageType, rawSocket, waitFor, type RawSocket, type TestClient } from './sync-client';
+export { note } from './annotations';
