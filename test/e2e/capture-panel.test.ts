@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openAs, WEB_DIST, type Person } from '../helpers/browser';
+import { createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
+
+/** The Capture panel end to end: a real server with its local CPU runner on JAX, three people in Chromium. */
+
+let server: TestServer;
+let browser: Browser;
+let room: CreatedRoom;
+let ada: Person;
+let bo: Person;
+let cy: Person;
+const errors: string[] = [];
+
+async function openCapture(page: Page) {
+  await page.getByRole('tab', { name: 'Capture' }).click();
+  return page.getByRole('region', { name: 'Capture' });
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer({ child: true, env: { SEAM_RUNNER: 'on', SEAM_WEB_DIR: WEB_DIST } }), launchBrowser()]);
+  room = await createRoom(server, 'Capture lab');
+  await waitFor(async () => {
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/runners`, { headers: { authorization: `Bearer ${room.tokens.owner}` } });
+    return ((await res.json()) as { runners: unknown[] }).runners.length > 0;
+  }, 'the local runner to connect', 120_000);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
+  cy = await openAs(browser, room.links.viewer, 'Cy', errors);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the Capture panel', () => {
+  it('runs the MLP example from the owner’s panel; another person sees the program, the live status and the capture group arrive', async () => {
+    const panel = await openCapture(ada.page);
+    const boPanel = await openCapture(bo.page);
+    // Bo records every status the queue shows, to see it change live.
+    await bo.page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seenStatuses: string[] }).seenStatuses = seen;
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('[aria-label="Capture queue"] [data-status]')) {
+          const s = el.getAttribute('data-status') ?? '';
+          if (seen.at(-1) !== s) seen.push(s);
+        }
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+    });
+
+    await panel.getByRole('button', { name: 'Load the MLP example' }).click();
+    await expect.poll(() => boPanel.getByRole('textbox', { name: 'Program' }).textContent()).toContain('relu(x @ w + b).mean(axis=-1)');
+    expect(await panel.getByRole('textbox', { name: 'Argument specs' }).inputValue()).toBe('f32[32,64]\nf32[64,128]\nf32[128]');
+    await panel.getByRole('combobox', { name: 'Runner' }).selectOption('local');
+    expect(await panel.getByRole('combobox', { name: 'Runner' }).locator('option:checked').textContent()).toMatch(/^local — cpu /);
+    await panel.getByRole('button', { name: 'Run capture' }).click();
+
+    const group = bo.page.getByRole('list', { name: 'Documents' }).getByRole('list', { name: 'capture #1' });
+    await expect.poll(() => group.locator('.badge').allTextContents(), { timeout: 150_000 }).toEqual(['JAXPR', 'SHLO', 'HLO', 'HLO·opt', 'TEXT', 'TEXT']);
+    const boJob = boPanel.getByRole('list', { name: 'Capture queue' }).locator('[data-status]');
+    await expect.poll(() => boJob.getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
+    expect(await boJob.textContent()).toMatch(/mlp\(f32\[32,64\], f32\[64,128\], f32\[128\]\)[\s\S]*on local · cpu/);
+    const seen = await bo.page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
+    expect(seen).toContain('running');
+    expect(seen.at(-1)).toBe('done');
+
+    // The optimized HLO opens from the capture group, with its fusion.
+    await group.getByRole('button', { name: /hlo-opt|HLO·opt/ }).click();
+    await bo.page.locator('.cm-line', { hasText: 'HloModule jit_mlp' }).first().waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the Python traceback of a program with a syntax error in the panel', async () => {
+    const panel = await openCapture(ada.page);
+    await panel.getByRole('textbox', { name: 'Program' }).click();
+    await ada.page.keyboard.press('Control+a');
+    await ada.page.keyboard.insertText('import jax\n\ndef mlp(:\n    return 1\n');
+    await panel.getByRole('button', { name: 'Run capture' }).click();
+    const failed = panel.getByRole('list', { name: 'Capture queue' }).locator('[data-status="failed"]');
+    await failed.waitFor({ timeout: 150_000 });
+    await expect.poll(() => failed.getByLabel('Traceback').textContent()).toMatch(/SyntaxError/);
+    const boPanel = await openCapture(bo.page);
+    await expect.poll(() => boPanel.locator('[data-status="failed"]').getByLabel('Traceback').textContent()).toMatch(/File "program\.py", line 3/);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a viewer the queue but no Run or Cancel control, and no program to edit', async () => {
+    const panel = await openCapture(cy.page);
+    await expect.poll(() => panel.getByRole('list', { name: 'Capture queue' }).locator('[data-status]').count()).toBe(2);
+    expect(await panel.getByRole('button', { name: 'Run capture' }).count()).toBe(0);
+    expect(await panel.getByRole('button', { name: 'Cancel capture' }).count()).toBe(0);
+    expect(await panel.getByRole('button', { name: 'Load the MLP example' }).count()).toBe(0);
+    expect(await panel.getByRole('textbox', { name: 'Program' }).getAttribute('contenteditable')).toBe('false');
+    expect(errors).toEqual([]);
+  });
+});
