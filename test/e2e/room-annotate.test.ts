@@ -5,7 +5,8 @@ import * as Y from 'yjs';
 import * as encoding from 'lib0/encoding';
 import { annotationToYMap, type Annotation } from '@seam/shared/model';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import type { TestServer } from '../helpers/server';
+import { annotateLine, selectLine } from '../helpers/dump-room';
+import { listAnnotations, type TestServer } from '../helpers/server';
 
 const DUMP = new URL('../fixtures/ir/attention/hlo-opt.txt', import.meta.url);
 const DUMP_TEXT = readFileSync(DUMP, 'utf8');
@@ -18,16 +19,8 @@ let viewer: Person;
 let roomId = '';
 const errors: string[] = [];
 
-async function restAnnotations(token: string): Promise<Annotation[]> {
-  const res = await fetch(`${server.url}/api/rooms/${roomId}/annotations`, { headers: { authorization: `Bearer ${token}` } });
-  return ((await res.json()) as { annotations: Annotation[] }).annotations;
-}
-
-/** Selects one whole line of the open dump with the keyboard, starting from a click on its text. */
-async function selectLine(page: Page, text: string): Promise<void> {
-  await page.locator('.cm-line', { hasText: text }).first().click();
-  await page.keyboard.press('Home');
-  await page.keyboard.press('Shift+End');
+function restAnnotations(token: string): Promise<Annotation[]> {
+  return listAnnotations(server, roomId, token);
 }
 
 function panel(page: Page) {
@@ -85,10 +78,7 @@ describe('co-annotation in the browser', () => {
   });
 
   it('lets an annotator mark a spill that owner and viewer see, reply to and resolve', async () => {
-    await selectLine(annotator.page, anchorText);
-    await annotator.page.getByRole('button', { name: 'Spill', exact: true }).click();
-    await annotator.page.getByRole('textbox', { name: 'Comment' }).fill('the S×S scores go to HBM and back');
-    await annotator.page.keyboard.press('Enter');
+    await annotateLine(annotator.page, anchorText, 'Spill', 'the S×S scores go to HBM and back');
     for (const p of [owner, viewer, annotator]) {
       await panel(p.page).getByText('the S×S scores go to HBM and back').waitFor();
       await p.page.locator('.cm-ann.cm-ann-spill').first().waitFor();

@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import type { Page } from 'playwright-core';
+import type { Person } from '../helpers/browser';
+import { openDumpRoom, selectLine, type DumpRoom } from '../helpers/dump-room';
 
 const LINES = 8000;
 /** A large synthetic HLO-like dump; every line carries a unique zero-padded tag such as `L05000`. */
 const DUMP = Array.from({ length: LINES }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
 
-let server: TestServer;
-let browser: Browser;
-let room: CreatedRoom;
+let r: DumpRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
@@ -38,22 +36,12 @@ async function scrollToLine(page: Page, line: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'Live session');
-  const up = await fetch(`${server.url}/api/rooms/${room.id}/documents`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'big.hlo', text: DUMP }),
-  });
-  expect(up.status).toBe(201);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'L00001' }).waitFor();
+  r = await openDumpRoom({ roomTitle: 'Live session', dumpTitle: 'big.hlo', dump: DUMP, lineText: 'L00001' }, errors);
+  ({ ada, bo } = r);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await r?.close();
 });
 
 describe('live session', () => {
@@ -83,9 +71,7 @@ describe('live session', () => {
 
   it('lets the presenter spotlight a range for the room', async () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
-    await ada.page.locator('.cm-line', { hasText: 'L05002' }).click();
-    await ada.page.keyboard.press('Home');
-    await ada.page.keyboard.press('Shift+End');
+    await selectLine(ada.page, 'L05002');
     await ada.page.getByRole('button', { name: 'Spotlight' }).click();
     await expect.poll(() => bo.page.locator('.cm-spotlight').textContent()).toContain('L05002');
   });
@@ -94,9 +80,7 @@ describe('live session', () => {
     await ada.page.getByRole('button', { name: 'Lock room' }).click();
     await bo.page.getByText('The room is locked').waitFor();
     await bo.page.getByRole('button', { name: 'Stop following' }).click();
-    await bo.page.locator('.cm-line', { hasText: 'L05003' }).click();
-    await bo.page.keyboard.press('Home');
-    await bo.page.keyboard.press('Shift+End');
+    await selectLine(bo.page, 'L05003');
     await bo.page.locator('.cm-selectionBackground').first().waitFor();
     expect(await bo.page.getByRole('toolbar', { name: 'Annotate' }).count()).toBe(0);
 

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import type { Page } from 'playwright-core';
+import type { Person } from '../helpers/browser';
+import { annotateLine, openDumpRoom, type DumpRoom } from '../helpers/dump-room';
 
 const HOSTILE = '<img src=x onerror="window.__xss=1">';
 const DUMP = ['HloModule hostile', `// ${HOSTILE} <script>window.__xss=2</script>`, 'ENTRY %main () -> f32[] {', '  ROOT %c = f32[] constant(1)', '}'].join('\n');
 
-let server: TestServer;
-let browser: Browser;
-let room: CreatedRoom;
+let r: DumpRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
@@ -24,32 +22,20 @@ async function injected(page: Page): Promise<{ flag: unknown; imgs: number; scri
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, `Room ${HOSTILE}`);
-  const up = await fetch(`${server.url}/api/rooms/${room.id}/documents`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: `dump ${HOSTILE}.hlo`, text: DUMP }),
-  });
-  expect(up.status).toBe(201);
-  ada = await openAs(browser, room.links.owner, `Ada ${HOSTILE}`.slice(0, 40), errors);
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: '// <img' }).waitFor();
+  r = await openDumpRoom(
+    { roomTitle: `Room ${HOSTILE}`, dumpTitle: `dump ${HOSTILE}.hlo`, dump: DUMP, lineText: '// <img', adaName: `Ada ${HOSTILE}`.slice(0, 40) },
+    errors,
+  );
+  ({ ada, bo } = r);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await r?.close();
 });
 
 describe('text safety', () => {
   it('renders HTML in a dump, a title, a name and a comment as text', async () => {
-    await ada.page.locator('.cm-line', { hasText: '// <img' }).click();
-    await ada.page.keyboard.press('Home');
-    await ada.page.keyboard.press('Shift+End');
-    await ada.page.getByRole('button', { name: 'Note', exact: true }).click();
-    await ada.page.getByRole('textbox', { name: 'Comment' }).fill(`look ${HOSTILE}`);
-    await ada.page.keyboard.press('Enter');
+    await annotateLine(ada.page, '// <img', 'Note', `look ${HOSTILE}`);
 
     const panel = bo.page.getByRole('region', { name: 'Annotations' });
     await panel.getByText(`look ${HOSTILE}`).waitFor();

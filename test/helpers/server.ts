@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { Annotation } from '@seam/shared/model';
 import { loadConfig, startServer } from '@seam/server';
 
 /** A Seam server under test, in this process or a child. */
@@ -96,4 +97,21 @@ export async function createRoom(server: Pick<TestServer, 'url'>, title = 'test 
   const res = await fetch(`${server.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title }) });
   if (res.status !== 201) throw new Error(`POST /api/rooms answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as CreatedRoom;
+}
+
+/** Adds a dump to a room over the API (`POST …/documents` with JSON), as an upload would; returns its id. */
+export async function addDocument(server: Pick<TestServer, 'url'>, roomId: string, token: string, title: string, text: string): Promise<string> {
+  const res = await fetch(`${server.url}/api/rooms/${roomId}/documents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title, text }),
+  });
+  if (res.status !== 201) throw new Error(`POST …/documents answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The room's annotations as `GET /api/rooms/:id/annotations` lists them for `token`. */
+export async function listAnnotations(server: Pick<TestServer, 'url'>, roomId: string, token: string): Promise<Annotation[]> {
+  const res = await fetch(`${server.url}/api/rooms/${roomId}/annotations`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await res.json()) as { annotations: Annotation[] }).annotations;
 }

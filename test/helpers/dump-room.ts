@@ -1,0 +1,69 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import { launchBrowser, openAs, startWebServer, type Person } from './browser';
+import { addDocument, createRoom, type CreatedRoom, type TestServer } from './server';
+
+/** A web server, a browser, and a room holding one dump that Ada (owner) and Bo (annotator) have open. */
+export interface DumpRoom {
+  readonly server: TestServer;
+  readonly browser: Browser;
+  readonly room: CreatedRoom;
+  readonly ada: Person;
+  readonly bo: Person;
+  /** Closes the browser, then the server. */
+  close(): Promise<void>;
+}
+
+/** What {@link openDumpRoom} puts in the room, and the line both people wait for. */
+export interface DumpRoomSpec {
+  readonly roomTitle: string;
+  readonly dumpTitle: string;
+  readonly dump: string;
+  /** Text of a line of the dump; the room is ready once both people see it. */
+  readonly lineText: string;
+  /** The owner's display name; `Ada` by default. */
+  readonly adaName?: string;
+}
+
+/**
+ * Starts a web server and Chromium, creates the room, uploads the dump over the API, and opens it
+ * as Ada (owner link) and Bo (annotator link), collecting page errors on `errors`. On failure
+ * whatever was started is closed again.
+ */
+export async function openDumpRoom(spec: DumpRoomSpec, errors: string[]): Promise<DumpRoom> {
+  const [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  const close = async () => {
+    await browser.close();
+    await server.close();
+  };
+  try {
+    const room = await createRoom(server, spec.roomTitle);
+    await addDocument(server, room.id, room.tokens.owner, spec.dumpTitle, spec.dump);
+    const ada = await openAs(browser, room.links.owner, spec.adaName ?? 'Ada', errors);
+    const bo = await openAs(browser, room.links.annotator, 'Bo', errors);
+    for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: spec.lineText }).waitFor();
+    return { server, browser, room, ada, bo, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** The top bar's save status (`saved`, `offline — 1 change waiting`, …). */
+export function saveStatus(page: Page): Locator {
+  return page.getByRole('status', { name: 'Save status' });
+}
+
+/** Selects one whole line of the open dump with the keyboard, starting from a click on its text. */
+export async function selectLine(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-line', { hasText: text }).first().click();
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+End');
+}
+
+/** Selects the line holding `text` and annotates it as `kind` (the toolbar button's name) with `comment`. */
+export async function annotateLine(page: Page, text: string, kind: string, comment: string): Promise<void> {
+  await selectLine(page, text);
+  await page.getByRole('button', { name: kind, exact: true }).click();
+  await page.getByRole('textbox', { name: 'Comment' }).fill(comment);
+  await page.keyboard.press('Enter');
+}
