@@ -24,10 +24,14 @@ export class ModuleGraph {
   readonly opCounts = new Map<string, number>();
   private readonly names = new Map<HloComputation, Map<string, HloInstruction>>();
 
-  constructor(readonly module: HloModule) {
+  /**
+   * `entry` is for a module whose computations are only some of its own (the rest already
+   * indexed and dropped); by default it is the one marked `ENTRY`, else the last.
+   */
+  constructor(readonly module: HloModule, entry?: HloComputation) {
     for (const c of module.computations) this.computations.set(c.name, c);
     // XLA takes the last computation as the entry when none is marked `ENTRY`.
-    this.entry = module.computations.find((c) => c.isEntry) ?? module.computations[module.computations.length - 1];
+    this.entry = entry ?? module.computations.find((c) => c.isEntry) ?? module.computations[module.computations.length - 1];
     for (const scope of module.computations) {
       let ops = 0;
       for (const ins of scope.instructions) {

@@ -1,111 +1,50 @@
 import { DocumentKind } from '../../model/document';
-import type { Analysis, CrossLayerKey, Diagnostic, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo } from '../types';
-import type { HloComputation, HloMetadata, HloModule, HloStackFrames } from './ast';
-import { collectDots } from './dots';
-import { ModuleGraph } from './graph';
+import type { Analysis, CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SpillCandidate, ValueInfo } from '../types';
+import type { HloModule } from './ast';
 import { LineMap } from './line-map';
-import { parseHlo } from './parser';
-import { byTraffic, findSpills } from './spills';
-import { resolveFrame } from './stack-frames';
+import { ModuleIndex, type IndexLists } from './module-index';
+import { parseHlo, type HloSink } from './parser';
+import { byTraffic } from './spills';
 
-export { parseHlo } from './parser';
+export { parseHlo, type HloSink } from './parser';
 export type * from './ast';
-
-const NO_SOURCE: SourceRef = Object.freeze({});
 
 /**
  * Parses and indexes HLO text: outline, every instruction's value with bytes, decoded dots,
  * fusions with their sizes, cross-layer keys (fused instructions included) and, for optimized
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
- * Fused computations are released from the parse tree as soon as they are indexed.
+ * Each computation is indexed as soon as it is parsed and then dropped (the spill pass keeps a
+ * compact copy), so the parse tree of a large dump never exists whole.
  */
 export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
-  const parsed = parseHlo(text);
   const lines = new LineMap(text);
-  const diagnostics: Diagnostic[] = [...parsed.diagnostics];
+  const lists: IndexLists = { values: [] as ValueInfo[], dots: [] as DotInfo[], fusions: [] as FusionInfo[], keys: [] as CrossLayerKey[] };
+  const withSpills = kind === DocumentKind.hloOpt;
   const outline: OutlineEntry[] = [];
-  const values: ValueInfo[] = [];
-  const dots: DotInfo[] = [];
-  const fusions: FusionInfo[] = [];
-  const keys: CrossLayerKey[] = [];
   let spills: SpillCandidate[] = [];
-  for (const module of parsed.ast.modules) {
-    const graph = new ModuleGraph(module);
-    const children = module.computations.map((c) => outlineOf(c, graph, lines));
-    if (module.hasHeader) {
-      outline.push({ name: module.name, kind: 'module', from: module.from, to: module.to, lineFrom: lines.lineAt(module.from), lineTo: lines.lineAt(module.to), opCount: module.computations.length, children });
-    } else {
-      outline.push(...children);
-    }
-    // Instructions that print the same metadata share one parsed metadata object, hence one source.
-    const sources = new Map<HloMetadata, SourceRef>();
-    for (const scope of module.computations) {
-      indexComputation(scope, graph, module, lines, values, fusions, keys, sources);
-      collectDots(graph, scope, lines, dots);
-      graph.release(scope);
-    }
-    if (kind === DocumentKind.hloOpt) {
-      const found = findSpills(graph, lines);
-      spills = spills.length === 0 ? found : spills.concat(found);
-    }
-  }
-  if (parsed.ast.modules.length === 0) diagnostics.push({ severity: 'info', message: 'no HLO module or computation in this text', from: 0, to: 0 });
-  if (parsed.ast.modules.length > 1) spills.sort(byTraffic);
-  return { index: { kind, bytes: text.length, lines: lines.count, outline, values, dots, fusions, spills, keys }, diagnostics };
-}
-
-function outlineOf(c: HloComputation, graph: ModuleGraph, lines: LineMap): OutlineEntry {
-  const caller = graph.fusionCaller.get(c.name);
-  return {
-    name: c.name, kind: caller ? 'fusion' : 'computation', from: c.from, to: c.to,
-    lineFrom: lines.lineAt(c.from), lineTo: lines.lineAt(Math.max(c.from, c.to - 1)), opCount: c.instructions.length,
-    ...(caller?.attrs?.fusionKind ? { fusionKind: caller.attrs.fusionKind } : {}),
-    ...(c.isEntry ? { isEntry: true } : {}),
+  let moduleCount = 0;
+  let current: ModuleIndex | undefined;
+  const sink: HloSink = {
+    computation(c, module) {
+      current ??= new ModuleIndex(lines, lists, withSpills);
+      current.add(c, module);
+    },
+    module(m: HloModule, count: number) {
+      const done = (current ?? new ModuleIndex(lines, lists, withSpills)).finish(m);
+      current = undefined;
+      moduleCount++;
+      if (m.hasHeader) {
+        outline.push({ name: m.name, kind: 'module', from: m.from, to: m.to, lineFrom: lines.lineAt(m.from), lineTo: lines.lineAt(m.to), opCount: count, children: done.outline });
+      } else {
+        outline.push(...done.outline);
+      }
+      spills = spills.length === 0 ? done.spills : spills.concat(done.spills);
+    },
   };
-}
-
-function indexComputation(
-  scope: HloComputation, graph: ModuleGraph, module: HloModule, lines: LineMap,
-  values: ValueInfo[], fusions: FusionInfo[], keys: CrossLayerKey[], sources: Map<HloMetadata, SourceRef>,
-): void {
-  const fusion = graph.fusionCaller.get(scope.name)?.name;
-  for (const ins of scope.instructions) {
-    const line = lines.lineAt(ins.from);
-    values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
-    const m = ins.metadata;
-    let source = m === undefined ? NO_SOURCE : sources.get(m);
-    if (source === undefined) {
-      source = sourceOf(m, module.stackFrames);
-      if (m) sources.set(m, source);
-    }
-    keys.push(fusion === undefined
-      ? { name: ins.name, op: ins.opcode, scope: scope.name, line, source, from: ins.from, to: ins.to }
-      : { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to });
-    if (ins.opcode === 'fusion') {
-      const calls = ins.attrs?.calls?.[0] ?? '';
-      let inputBytes = 0;
-      for (const o of ins.operands) inputBytes += graph.lookup(scope, o)?.bytes ?? 0;
-      fusions.push({
-        name: ins.name, scope: scope.name, line, from: ins.from, to: ins.to, kind: ins.attrs?.fusionKind ?? '', calls,
-        fusedOps: graph.opCounts.get(calls) ?? 0,
-        inputBytes, outputBytes: ins.bytes,
-      });
-    }
-  }
-}
-
-function sourceOf(m: HloMetadata | undefined, frames: HloStackFrames): SourceRef {
-  if (!m) return NO_SOURCE;
-  let file = m.sourceFile;
-  let line = m.sourceLine;
-  if (m.stackFrameId !== undefined && (file === undefined || line === undefined)) {
-    const f = resolveFrame(frames, m.stackFrameId);
-    file ??= f?.file;
-    line ??= f?.line;
-  }
-  const out: { opName?: string; file?: string; line?: number } = {};
-  if (m.opName !== undefined) out.opName = m.opName;
-  if (file !== undefined) out.file = file;
-  if (line !== undefined) out.line = line;
-  return out;
+  const parsed = parseHlo(text, sink);
+  const diagnostics = [...parsed.diagnostics];
+  if (moduleCount === 0) diagnostics.push({ severity: 'info', message: 'no HLO module or computation in this text', from: 0, to: 0 });
+  if (moduleCount > 1) spills.sort(byTraffic);
+  const { values, dots, fusions, keys } = lists;
+  return { index: { kind, bytes: text.length, lines: lines.count, outline, values, dots, fusions, spills, keys }, diagnostics };
 }

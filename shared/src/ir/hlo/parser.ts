@@ -15,6 +15,23 @@ interface ModuleBuilder {
   to: number;
   computations: HloComputation[];
   stackFrames: ReturnType<typeof emptyStackFrames>;
+  /** Computations read, including those handed to a sink instead of kept. */
+  count: number;
+}
+
+/**
+ * Receives an HLO text as it is read, so a caller can index a large dump without ever holding its
+ * whole parse tree: each computation is handed over as soon as its closing `}` is read, and is not
+ * kept in the returned tree.
+ */
+export interface HloSink {
+  /**
+   * One computation of `module`, in text order. `module.stackFrames` holds the tables read so far;
+   * `module.computations` stays empty while computations are streamed.
+   */
+  computation(c: HloComputation, module: HloModule): void;
+  /** The end of a module, with `count` computations handed over for it. */
+  module(m: HloModule, count: number): void;
 }
 
 /**
@@ -24,15 +41,18 @@ interface ModuleBuilder {
  * indentation is free. Never throws: what cannot be read is skipped to the next line with an
  * error diagnostic, and the rest is still read.
  */
-export function parseHlo(text: string): ParseResult<HloFile> {
+export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
   const s = new Scanner(text);
   const modules: HloModule[] = [];
   let current: ModuleBuilder | undefined;
   const finish = () => {
-    if (current && (current.hasHeader || current.computations.length > 0)) modules.push({ ...current });
+    if (!current || (!current.hasHeader && current.count === 0)) return;
+    const { count, ...module } = current;
+    modules.push(module);
+    sink?.module(module, count);
   };
   const open = (from: number, hasHeader: boolean): ModuleBuilder => ({
-    name: '', hasHeader, isScheduled: false, from, to: from, computations: [], stackFrames: emptyStackFrames(),
+    name: '', hasHeader, isScheduled: false, from, to: from, computations: [], stackFrames: emptyStackFrames(), count: 0,
   });
   for (;;) {
     s.skipTrivia();
@@ -54,7 +74,9 @@ export function parseHlo(text: string): ParseResult<HloFile> {
     if (s.atWord('hlo_module')) {
       finish();
       current = undefined;
-      modules.push(parseProtoModule(s));
+      const proto = parseProtoModule(s);
+      modules.push(proto);
+      if (sink) streamWhole(proto, sink);
       continue;
     }
     current ??= open(at, false);
@@ -64,13 +86,25 @@ export function parseHlo(text: string): ParseResult<HloFile> {
       parseStackFrameSection(s, section as StackFrameSection, current.stackFrames);
     } else {
       const comp = parseComputation(s);
-      if (comp) current.computations.push(comp);
-      else s.skipLine();
+      if (!comp) {
+        s.skipLine();
+      } else {
+        current.count++;
+        if (sink) sink.computation(comp, current);
+        else current.computations.push(comp);
+      }
     }
     current.to = s.pos;
   }
   finish();
   return { ast: { modules }, diagnostics: s.diagnostics };
+}
+
+/** Hands a module read whole (the proto text form) to a sink, then empties it like a streamed one. */
+function streamWhole(m: HloModule, sink: HloSink): void {
+  const all = m.computations.splice(0);
+  for (const c of all) sink.computation(c, m);
+  sink.module(m, all.length);
 }
 
 /** module_header := `HloModule` name (`,` attr `=` value)* — e.g. `is_scheduled=true`. */

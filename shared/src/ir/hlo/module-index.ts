@@ -1,0 +1,225 @@
+import type { CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo } from '../types';
+import type { HloComputation, HloInstruction, HloMetadata, HloModule, HloStackFrames } from './ast';
+import { CompactComputation } from './compact';
+import { collectDots, type ScopeLookup } from './dots';
+import { ModuleGraph } from './graph';
+import type { LineMap } from './line-map';
+import { findSpills } from './spills';
+import { resolveFrame } from './stack-frames';
+
+const NO_SOURCE: SourceRef = Object.freeze({});
+
+/** The index's flat lists, shared by every module of one text. */
+export interface IndexLists {
+  readonly values: ValueInfo[];
+  readonly dots: DotInfo[];
+  readonly fusions: FusionInfo[];
+  readonly keys: CrossLayerKey[];
+}
+
+/** What one module keeps of a computation once it is indexed. */
+interface Indexed {
+  readonly name: string;
+  readonly isEntry: boolean;
+  readonly from: number;
+  readonly to: number;
+  readonly count: number;
+  /** Its instructions' keys in `IndexLists.keys`: `[keyFrom, keyTo)`. */
+  readonly keyFrom: number;
+  readonly keyTo: number;
+  /** Kept only when spills are wanted: the spill pass needs kernel-level computations whole. */
+  readonly compact: CompactComputation | undefined;
+}
+
+type MutableKey = { -readonly [K in keyof CrossLayerKey]: CrossLayerKey[K] };
+type MutableFusion = { -readonly [K in keyof FusionInfo]: FusionInfo[K] };
+
+/**
+ * Indexes one module computation by computation, as the parser hands them over, so the parse tree
+ * of a large dump never exists whole. What only a later computation can tell (which fusion calls a
+ * fused computation, printed after it; how many ops a callee has) is patched in when it is known
+ * or when the module ends; the spill pass runs at the end over compact copies.
+ */
+export class ModuleIndex {
+  private readonly computations: Indexed[] = [];
+  private readonly byName = new Map<string, Indexed[]>();
+  /** Fused computation name → the first fusion instruction that calls it. */
+  private readonly fusionCaller = new Map<string, HloInstruction>();
+  /** Names of while bodies and conditions, branches and `call` targets. */
+  private readonly callTargets = new Set<string>();
+  /** Computations that hold a while, conditional or call. */
+  private readonly callScopes = new Set<Indexed>();
+  private readonly opCounts = new Map<string, number>();
+  private readonly fusions: MutableFusion[] = [];
+  /** Instructions that print the same metadata share one parsed metadata object, hence one source. */
+  private readonly sources = new Map<HloMetadata, SourceRef>();
+  private framesAtStart = -1;
+
+  constructor(private readonly lines: LineMap, private readonly lists: IndexLists, private readonly withSpills: boolean) {}
+
+  /** Indexes one computation of `module` and keeps only what the module's end needs of it. */
+  add(scope: HloComputation, module: HloModule): void {
+    if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
+    const { values, keys } = this.lists;
+    const list = scope.instructions;
+    let ops = 0;
+    let calls = false;
+    for (const ins of list) {
+      if (ins.opcode !== 'parameter') ops++;
+      calls = this.noteCalls(ins) || calls;
+    }
+    this.opCounts.set(scope.name, ops);
+    const fusion = this.fusionCaller.get(scope.name)?.name;
+    const lookup = new ScopeNames(scope);
+    const keyFrom = keys.length;
+    for (const ins of list) {
+      const line = this.lines.lineAt(ins.from);
+      values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
+      const source = this.sourceOf(ins.metadata, module.stackFrames);
+      // Every key has a `fusion` slot, filled here or once the fusion that calls this computation is read.
+      const key: MutableKey = { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to };
+      keys.push(key);
+      if (ins.opcode === 'fusion') this.addFusion(ins, scope, line, lookup);
+    }
+    collectDots(lookup, scope, this.lines, this.lists.dots);
+    const indexed: Indexed = {
+      name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: list.length, keyFrom, keyTo: keys.length,
+      compact: this.withSpills ? new CompactComputation(scope) : undefined,
+    };
+    this.computations.push(indexed);
+    const same = this.byName.get(scope.name);
+    if (same) same.push(indexed);
+    else this.byName.set(scope.name, [indexed]);
+    if (calls) this.callScopes.add(indexed);
+  }
+
+  /** Records the computations `ins` calls; true when it is a while, conditional or call. */
+  private noteCalls(ins: HloInstruction): boolean {
+    switch (ins.opcode) {
+      case 'fusion':
+        for (const c of ins.attrs?.calls ?? []) {
+          if (this.fusionCaller.has(c)) continue;
+          this.fusionCaller.set(c, ins);
+          for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, ins.name);
+        }
+        return false;
+      case 'while':
+        this.addTarget(ins.attrs?.body);
+        this.addTarget(ins.attrs?.condition);
+        return true;
+      case 'conditional':
+        for (const b of ins.attrs?.branches ?? []) this.addTarget(b);
+        return true;
+      case 'call':
+        this.addTarget(ins.attrs?.toApply ?? ins.attrs?.calls?.[0]);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private addTarget(name: string | undefined): void {
+    if (name) this.callTargets.add(name);
+  }
+
+  private setFusion(callee: Indexed, fusion: string): void {
+    const keys = this.lists.keys as MutableKey[];
+    for (let i = callee.keyFrom; i < callee.keyTo; i++) (keys[i] as MutableKey).fusion = fusion;
+  }
+
+  private addFusion(ins: HloInstruction, scope: HloComputation, line: number, lookup: ScopeNames): void {
+    let inputBytes = 0;
+    for (const o of ins.operands) inputBytes += lookup.get(o)?.bytes ?? 0;
+    const info: MutableFusion = {
+      name: ins.name, scope: scope.name, line, from: ins.from, to: ins.to, kind: ins.attrs?.fusionKind ?? '', calls: ins.attrs?.calls?.[0] ?? '',
+      fusedOps: 0, inputBytes, outputBytes: ins.bytes,
+    };
+    this.fusions.push(info);
+    this.lists.fusions.push(info);
+  }
+
+  private sourceOf(m: HloMetadata | undefined, frames: HloStackFrames): SourceRef {
+    if (m === undefined) return NO_SOURCE;
+    let source = this.sources.get(m);
+    if (source === undefined) {
+      source = sourceOf(m, frames);
+      this.sources.set(m, source);
+    }
+    return source;
+  }
+
+  /**
+   * Ends the module: fills in what only its end tells (fused op counts, sources when stack frames
+   * were printed after computations), and returns its outline entries and, when wanted, its spills.
+   */
+  finish(module: HloModule): { outline: OutlineEntry[]; spills: SpillCandidate[] } {
+    for (const f of this.fusions) f.fusedOps = this.opCounts.get(f.calls) ?? 0;
+    if (this.framesAtStart >= 0 && frameCount(module.stackFrames) !== this.framesAtStart) {
+      for (const [m, source] of this.sources) Object.assign(source, sourceOf(m, module.stackFrames));
+    }
+    const outline = this.computations.map((c) => this.outlineOf(c));
+    return { outline, spills: this.withSpills ? this.spills(module) : [] };
+  }
+
+  private outlineOf(c: Indexed): OutlineEntry {
+    const caller = this.fusionCaller.get(c.name);
+    return {
+      name: c.name, kind: caller ? 'fusion' : 'computation', from: c.from, to: c.to,
+      lineFrom: this.lines.lineAt(c.from), lineTo: this.lines.lineAt(Math.max(c.from, c.to - 1)), opCount: c.count,
+      ...(caller?.attrs?.fusionKind ? { fusionKind: caller.attrs.fusionKind } : {}),
+      ...(c.isEntry ? { isEntry: true } : {}),
+    };
+  }
+
+  /**
+   * Spills over the computations the spill pass can reach: the entry, call targets, and the
+   * computations holding calls. A fused computation that is neither entry nor call target is
+   * left empty, as the whole-tree indexer released it before the spill pass.
+   */
+  private spills(module: HloModule): SpillCandidate[] {
+    // XLA takes the last computation as the entry when none is marked `ENTRY`.
+    const entry = this.computations.find((c) => c.isEntry) ?? this.computations[this.computations.length - 1];
+    const kept: Indexed[] = this.computations.filter((c) => c === entry || this.callTargets.has(c.name) || this.callScopes.has(c));
+    const expanded = kept.map((c) => (c.compact as CompactComputation).expand());
+    const graph = new ModuleGraph({ ...module, computations: expanded }, expanded[kept.indexOf(entry as Indexed)]);
+    kept.forEach((c, i) => {
+      const released = this.fusionCaller.has(c.name) && !this.callTargets.has(c.name) && c !== entry;
+      if (released) (expanded[i] as HloComputation).instructions.length = 0;
+    });
+    return findSpills(graph, this.lines);
+  }
+}
+
+/** An instruction of one computation by name, the map built on first use (later names win). */
+class ScopeNames implements ScopeLookup {
+  private map: Map<string, HloInstruction> | undefined;
+
+  constructor(private readonly scope: HloComputation) {}
+
+  get(name: string): HloInstruction | undefined {
+    if (!this.map) {
+      this.map = new Map();
+      for (const ins of this.scope.instructions) this.map.set(ins.name, ins);
+    }
+    return this.map.get(name);
+  }
+}
+
+function frameCount(f: HloStackFrames): number {
+  return f.fileNames.size + f.functionNames.size + f.fileLocations.size + f.frames.size;
+}
+
+function sourceOf(m: HloMetadata, frames: HloStackFrames): SourceRef {
+  let file = m.sourceFile;
+  let line = m.sourceLine;
+  if (m.stackFrameId !== undefined && (file === undefined || line === undefined)) {
+    const f = resolveFrame(frames, m.stackFrameId);
+    file ??= f?.file;
+    line ??= f?.line;
+  }
+  const out: { opName?: string; file?: string; line?: number } = {};
+  if (m.opName !== undefined) out.opName = m.opName;
+  if (file !== undefined) out.file = file;
+  if (line !== undefined) out.line = line;
+  return out;
+}
