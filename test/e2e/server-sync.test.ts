@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as Y from 'yjs';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
-import { connectClient, createRoom, startTestServer, waitFor, type TestClient, type TestServer } from '../helpers';
+import { addDocument, connectClient, createRoom, listAnnotations, startTestServer, waitFor, type TestClient, type TestServer } from '../helpers';
 
 const author = { id: 'u1', name: 'Ada', color: '#123456' };
 const note = (id: string, docId = 'd', body = 'note'): Annotation => ({
@@ -28,14 +28,6 @@ function client(...args: Parameters<typeof connectClient>) {
   return c;
 }
 const ids = (c: TestClient) => readAnnotations(c.doc).map((a) => a.id).sort();
-
-async function postDump(s: TestServer, roomId: string, token: string, text = 'HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }\n') {
-  const res = await fetch(`${s.url}/api/rooms/${roomId}/documents`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'dump', text }),
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as { id: string };
-}
 
 describe('room server sync', () => {
   it('converges two clients and brings a late joiner up to date', async () => {
@@ -64,23 +56,22 @@ describe('room server sync', () => {
   it('shows REST-created annotations to live clients and lists client-created ones over REST', async () => {
     const s = await server();
     const room = await createRoom(s);
-    const dump = await postDump(s, room.id, room.tokens.annotator);
+    const dumpId = await addDocument(s, room.id, room.tokens.annotator, 'dump', 'HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }\n');
     const a = client(s, room.id, room.tokens.annotator);
     await a.synced();
-    await waitFor(() => a.doc.getMap('documents').has(dump.id), 'the document list to reach the client');
+    await waitFor(() => a.doc.getMap('documents').has(dumpId), 'the document list to reach the client');
     const res = await fetch(`${s.url}/api/rooms/${room.id}/annotations`, {
       method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ docId: dump.id, from: 0, to: 9, kind: 'fusion', body: 'from REST' }),
+      body: JSON.stringify({ docId: dumpId, from: 0, to: 9, kind: 'fusion', body: 'from REST' }),
     });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Annotation;
     expect(created.quote.exact).toBe('HloModule');
     await waitFor(() => ids(a).includes(created.id), 'the REST annotation on the live client');
-    addAnnotation(a.doc, note('from-client', dump.id, 'typed in the browser'));
+    addAnnotation(a.doc, note('from-client', dumpId, 'typed in the browser'));
     let list: Annotation[] = [];
     await waitFor(async () => {
-      const r = await fetch(`${s.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
-      list = ((await r.json()) as { annotations: Annotation[] }).annotations;
+      list = await listAnnotations(s, room.id, room.tokens.viewer);
       return list.some((x) => x.id === 'from-client');
     }, 'the client annotation over REST');
     expect(list.map((x) => x.id).sort()).toEqual([created.id, 'from-client'].sort());
