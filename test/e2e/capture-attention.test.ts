@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '@seam/shared/ir';
-import type { CaptureEntry, DocumentMeta } from '@seam/shared/model';
-import { connectClient, waitFor, type TestClient } from '../helpers';
-import { ATTENTION, documentAnalysis, documentText, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+import type { TestClient } from '../helpers';
+import { ATTENTION, captureGroup, documentAnalysis, documentText, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from './capture-kit';
 
 /** Bytes per element of the HLO element types the score matrix can have. */
 const ELEMENT_BYTES: Record<string, number> = { bf16: 2, f16: 2, f32: 4, f64: 8 };
@@ -15,27 +14,17 @@ function instructionNames(hlo: string): Set<string> {
 }
 
 describe('naive attention captured on a real runner', () => {
+  let room: CaptureRoom | undefined;
   let s: CaptureServer;
-  let agent: AgentProcess;
   let viewer: TestClient;
 
   beforeAll(async () => {
-    s = await startCaptureServer();
-    agent = await startAgent(s.url, s.token('cpu-attn').token, 'cpu-attn');
-    viewer = connectClient(s, s.room.id, s.room.tokens.viewer);
-    await viewer.synced();
+    room = await startCaptureRoom('cpu-attn');
+    ({ s, viewer } = room);
   });
   afterAll(async () => {
-    viewer?.destroy();
-    await agent?.stop();
-    await s?.close();
+    await room?.close();
   });
-
-  const docsOf = async (job: CaptureEntry): Promise<DocumentMeta[]> => {
-    const docs = viewer.doc.getMap<DocumentMeta>('documents');
-    await waitFor(() => job.documents.every((id) => docs.has(id)), 'the capture group in the room');
-    return job.documents.map((id) => docs.get(id)!);
-  };
 
   it('at S=8192, D=128, bf16, compile only: the top spill candidate is the 8192×8192 score matrix, sized from its dtype', async () => {
     const spec = { shape: [8192, 128], dtype: 'bfloat16' as const };
@@ -47,7 +36,7 @@ describe('naive attention captured on a real runner', () => {
     });
     const job = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
     expect(job.error).toBeUndefined();
-    const [opt] = await docsOf(job);
+    const [opt] = await captureGroup(viewer, job);
     expect(opt?.kind).toBe('hlo-opt');
     const analysis = await documentAnalysis<Analysis>(s, opt!.id);
     const top = analysis.index.spills[0];
@@ -64,7 +53,7 @@ describe('naive attention captured on a real runner', () => {
     const { body } = await requestCapture(s, { program: ATTENTION, entry: 'attention', args: [spec, spec, spec], capture: ['hlo-opt', 'trace'], options: { repeats: 3 } });
     const job = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
     expect(job.error).toBeUndefined();
-    const docs = await docsOf(job);
+    const docs = await captureGroup(viewer, job);
     const opt = docs.find((d) => d.kind === 'hlo-opt')!;
     const trace = docs.find((d) => d.kind === 'trace')!;
     const table = docs.find((d) => d.title.endsWith('per-op device time'))!;

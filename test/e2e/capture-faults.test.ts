@@ -2,26 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { CaptureEntry, DocumentMeta } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type JobMessage } from '@seam/shared/protocol';
-import { connectClient, waitFor, type TestClient } from '../helpers';
-import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+import { waitFor, type TestClient } from '../helpers';
+import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureRoom, startCaptureServer, waitJob, type AgentProcess, type CaptureRoom, type CaptureServer } from './capture-kit';
 
 const FINAL = ['done', 'failed', 'cancelled'];
 
 describe('a capture that misbehaves is stopped and reported into the room', () => {
+  let room: CaptureRoom | undefined;
   let s: CaptureServer;
   let agent: AgentProcess;
   let viewer: TestClient;
 
   beforeAll(async () => {
-    s = await startCaptureServer();
-    agent = await startAgent(s.url, s.token('cpu-faults').token, 'cpu-faults', ['--memory-limit', String(4 * 1024 ** 3), '--max-output', String(8 * 1024 ** 2)]);
-    viewer = connectClient(s, s.room.id, s.room.tokens.viewer);
-    await viewer.synced();
+    room = await startCaptureRoom('cpu-faults', ['--memory-limit', String(4 * 1024 ** 3), '--max-output', String(8 * 1024 ** 2)]);
+    ({ s, agent, viewer } = room);
   });
   afterAll(async () => {
-    viewer?.destroy();
-    await agent?.stop();
-    await s?.close();
+    await room?.close();
   });
 
   const run = async (program: string, timeoutS = 120) => {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import type { CaptureEntry, CaptureRequestInput } from '@seam/shared/model';
+import type { CaptureEntry, CaptureRequestInput, DocumentMeta } from '@seam/shared/model';
 import { openDatabase, RunnerTokens, startServer, SyncMode, type RunningServer } from '@seam/server';
-import { createRoom, waitFor, type CreatedRoom } from '../helpers';
+import { connectClient, createRoom, waitFor, type CreatedRoom, type TestClient } from '../helpers';
 
 /** Helpers the capture end-to-end tests share: a server with short leases, runner tokens, agent processes. */
 
@@ -82,6 +82,46 @@ export async function startAgent(url: string, token: string, name: string, extra
   };
   await agent.saw(/connected as /);
   return agent;
+}
+
+/** A capture server with one runner connected and a viewer synced to its room. */
+export interface CaptureRoom {
+  readonly s: CaptureServer;
+  readonly agent: AgentProcess;
+  readonly viewer: TestClient;
+  /** Disconnects the viewer, stops the runner, then the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a capture server with default leases, a `seam-runner` named `runner` (with `agentArgs`)
+ * and a viewer client of the room; on failure whatever was started is stopped again.
+ */
+export async function startCaptureRoom(runner: string, agentArgs: readonly string[] = []): Promise<CaptureRoom> {
+  const s = await startCaptureServer();
+  let agent: AgentProcess | undefined;
+  let viewer: TestClient | undefined;
+  const close = async () => {
+    viewer?.destroy();
+    await agent?.stop();
+    await s.close();
+  };
+  try {
+    agent = await startAgent(s.url, s.token(runner).token, runner, agentArgs);
+    viewer = connectClient(s, s.room.id, s.room.tokens.viewer);
+    await viewer.synced();
+    return { s, agent, viewer, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** The room's entries for a finished job's documents, in the job's order, once `viewer` has them all. */
+export async function captureGroup(viewer: TestClient, job: CaptureEntry): Promise<DocumentMeta[]> {
+  const docs = viewer.doc.getMap<DocumentMeta>('documents');
+  await waitFor(() => job.documents.every((id) => docs.has(id)), 'the capture group in the room');
+  return job.documents.map((id) => docs.get(id)!);
 }
 
 async function api<T>(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {

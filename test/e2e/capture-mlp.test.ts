@@ -1,23 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureEntry, DocumentMeta } from '@seam/shared/model';
+import type { CaptureEntry } from '@seam/shared/model';
 import { connectClient, waitFor, type TestClient } from '../helpers';
-import { documentText, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+import { captureGroup, documentText, MLP, MLP_ARGS, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from './capture-kit';
 
 describe('capturing through the REST API with a real runner and real JAX', () => {
+  let room: CaptureRoom | undefined;
   let s: CaptureServer;
-  let agent: AgentProcess;
   let viewer: TestClient;
 
   beforeAll(async () => {
-    s = await startCaptureServer();
-    agent = await startAgent(s.url, s.token('cpu-1').token, 'cpu-1');
-    viewer = connectClient(s, s.room.id, s.room.tokens.viewer);
-    await viewer.synced();
+    room = await startCaptureRoom('cpu-1');
+    ({ s, viewer } = room);
   });
   afterAll(async () => {
-    viewer?.destroy();
-    await agent?.stop();
-    await s?.close();
+    await room?.close();
   });
 
   it('brings jaxpr, StableHLO, HLO before and after optimization and the analyses of the MLP into the room', async () => {
@@ -31,9 +27,7 @@ describe('capturing through the REST API with a real runner and real JAX', () =>
     expect(Number((job.analyses?.cost as Record<string, number>).flops)).toBeGreaterThan(0);
 
     // The viewer's room document holds the whole capture group and the job's final status.
-    const docs = viewer.doc.getMap<DocumentMeta>('documents');
-    await waitFor(() => job.documents.every((id) => docs.has(id)), 'capture documents in the room');
-    const group = job.documents.map((id) => docs.get(id)!);
+    const group = await captureGroup(viewer, job);
     expect(group.map((d) => d.kind).sort()).toEqual(['hlo', 'hlo-opt', 'jaxpr', 'stablehlo', 'text', 'text']);
     expect(group.every((d) => d.captureId === job.id && d.addedBy === 'runner:cpu-1')).toBe(true);
     await waitFor(() => (viewer.doc.getMap<CaptureEntry>('captures').get(job.id)?.status ?? '') === 'done', 'done in the room');
