@@ -54,6 +54,8 @@ describe('the Capture panel', () => {
     await panel.getByRole('button', { name: 'Load the MLP example' }).click();
     await expect.poll(() => boPanel.getByRole('textbox', { name: 'Program' }).textContent()).toContain('relu(x @ w + b).mean(axis=-1)');
     expect(await panel.getByRole('textbox', { name: 'Argument specs' }).inputValue()).toBe('f32[32,64]\nf32[64,128]\nf32[128]');
+    await panel.getByRole('textbox', { name: 'Program' }).click();
+    await boPanel.locator('.cm-ySelectionInfo', { hasText: 'Ada' }).waitFor({ state: 'attached' });
     await panel.getByRole('combobox', { name: 'Runner' }).selectOption('local');
     expect(await panel.getByRole('combobox', { name: 'Runner' }).locator('option:checked').textContent()).toMatch(/^local — cpu /);
     await panel.getByRole('button', { name: 'Run capture' }).click();
@@ -87,9 +89,27 @@ describe('the Capture panel', () => {
     expect(errors).toEqual([]);
   });
 
+  it('lets the owner cancel a running capture, and allow annotators to capture', async () => {
+    const boPanel = await openCapture(bo.page);
+    expect(await boPanel.getByRole('button', { name: 'Run capture' }).count()).toBe(0);
+    const panel = await openCapture(ada.page);
+    await panel.getByRole('checkbox', { name: 'Annotators may capture' }).check();
+    await boPanel.getByRole('button', { name: 'Run capture' }).waitFor();
+
+    await panel.getByRole('textbox', { name: 'Program' }).click();
+    await ada.page.keyboard.press('Control+a');
+    await ada.page.keyboard.insertText('import time\n\ndef mlp(x, w, b):\n    time.sleep(600)\n');
+    await panel.getByRole('button', { name: 'Run capture' }).click();
+    const running = panel.getByRole('list', { name: 'Capture queue' }).locator('[data-status="running"]');
+    await running.waitFor({ timeout: 120_000 });
+    await running.getByRole('button', { name: 'Cancel capture' }).click();
+    await bo.page.getByRole('list', { name: 'Capture queue' }).locator('[data-status="cancelled"]').waitFor({ timeout: 60_000 });
+    expect(errors).toEqual([]);
+  });
+
   it('shows a viewer the queue but no Run or Cancel control, and no program to edit', async () => {
     const panel = await openCapture(cy.page);
-    await expect.poll(() => panel.getByRole('list', { name: 'Capture queue' }).locator('[data-status]').count()).toBe(2);
+    await expect.poll(() => panel.getByRole('list', { name: 'Capture queue' }).locator('[data-status]').count()).toBe(3);
     expect(await panel.getByRole('button', { name: 'Run capture' }).count()).toBe(0);
     expect(await panel.getByRole('button', { name: 'Cancel capture' }).count()).toBe(0);
     expect(await panel.getByRole('button', { name: 'Load the MLP example' }).count()).toBe(0);
