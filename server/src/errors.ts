@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
 
 /** Stable machine-readable error codes of the HTTP API. */
 export const ErrorCode = {
@@ -44,3 +45,8 @@ export const unauthorized = () => new ApiError(ErrorCode.unauthorized, 'a valid 
 export const forbidden = (m: string) => new ApiError(ErrorCode.forbidden, m);
 export const notFound = (m: string) => new ApiError(ErrorCode.notFound, m);
 export const tooLarge = (m: string) => new ApiError(ErrorCode.tooLarge, m);
+
+/** Every problem zod found, as `path: message` joined by `; `; a problem with the whole value says `body`. */
+export function issuesMessage(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DOCUMENT_KINDS, type DocumentKind } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
+import { issuesMessage } from '../errors';
 
 const Provenance = z.object({
   runner: z.string().max(128).default(''),
@@ -36,5 +37,5 @@ const Body = z.discriminatedUnion('ok', [
 export function validResultBody(raw: unknown): ResultBody | string {
   const parsed = Body.safeParse(raw);
   if (parsed.success) return parsed.data;
-  return parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+  return issuesMessage(parsed.error);
 }

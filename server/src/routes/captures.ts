@@ -1,9 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
-import { badRequest, forbidden, notFound, tooLarge } from '../errors';
+import { badRequest, forbidden, issuesMessage, notFound, tooLarge } from '../errors';
 import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry, type JobRecord } from '../jobs/queue';
+import { readJson } from './validate';
 
 /** What the capture routes need from the rest of the server. */
 export interface CaptureRouteDeps {
@@ -40,16 +41,8 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
   app.post('/api/rooms/:id/captures', limit, async (c) => {
     const roomId = c.req.param('id');
     assertMayCapture(deps, roomId, role(c));
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      throw badRequest('the body must be JSON');
-    }
-    const parsed = CaptureRequestSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-    }
+    const parsed = CaptureRequestSchema.safeParse(await readJson(c, 'the body must be JSON'));
+    if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
     const job = deps.jobs.request(roomId, parsed.data, role(c));
     return c.json({ job: toCaptureEntry(job) }, 202);
   });

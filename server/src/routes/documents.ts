@@ -6,6 +6,7 @@ import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, notFound, tooLarge } from '../errors';
 import { ingestDocument } from '../ingest';
+import { readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
@@ -48,13 +49,7 @@ export function documentRoutes(deps: AppDeps): Hono {
     let title: string;
     let text: string;
     if (type.startsWith('application/json')) {
-      let raw: unknown;
-      try {
-        raw = await c.req.json();
-      } catch {
-        throw badRequest('the body is not valid JSON');
-      }
-      const parsed = CreateDocumentBody.safeParse(raw);
+      const parsed = CreateDocumentBody.safeParse(await readJson(c, 'the body is not valid JSON'));
       if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
       ({ title, text } = parsed.data);
     } else if (type.startsWith('text/plain') || type === '') {
@@ -68,23 +63,17 @@ export function documentRoutes(deps: AppDeps): Hono {
     return c.json({ id: meta.id, title: meta.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: meta.createdAt }, 201);
   });
 
-  app.get('/:id/documents/:docId/text', (c) => {
-    const roomId = c.req.param('id');
+  /** Serves a stored body of the request's document (any role), picked by its content hash. */
+  const serveStored = (c: Context, pick: (sha256: string) => Buffer | undefined, contentType: string): Response => {
+    const roomId = c.req.param('id') ?? '';
     requireRole(c, store, roomId, ROLES);
-    const meta = store.documents.get(roomId, c.req.param('docId'));
-    const gz = meta && store.documents.textGzip(meta.sha256);
+    const meta = store.documents.get(roomId, c.req.param('docId') ?? '');
+    const gz = meta && pick(meta.sha256);
     if (!meta || !gz) throw notFound('no such document in this room');
-    return immutable(c, meta.sha256, gz, 'text/plain; charset=utf-8');
-  });
-
-  app.get('/:id/documents/:docId/analysis', (c) => {
-    const roomId = c.req.param('id');
-    requireRole(c, store, roomId, ROLES);
-    const meta = store.documents.get(roomId, c.req.param('docId'));
-    const gz = meta && store.documents.analysisGzip(meta.sha256);
-    if (!meta || !gz) throw notFound('no such document in this room');
-    return immutable(c, meta.sha256, gz, 'application/json');
-  });
+    return immutable(c, meta.sha256, gz, contentType);
+  };
+  app.get('/:id/documents/:docId/text', (c) => serveStored(c, (sha) => store.documents.textGzip(sha), 'text/plain; charset=utf-8'));
+  app.get('/:id/documents/:docId/analysis', (c) => serveStored(c, (sha) => store.documents.analysisGzip(sha), 'application/json'));
 
   return app;
 }

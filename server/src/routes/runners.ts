@@ -7,6 +7,7 @@ import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry } from '../jobs/queue';
 import { bearer } from '../jobs/runner-auth';
 import { validResultBody } from '../jobs/result-body';
+import { readJson } from './validate';
 
 /** What the runner routes need from the rest of the server. */
 export interface RunnerRouteDeps {
@@ -38,13 +39,7 @@ export function runnerRoutes(deps: RunnerRouteDeps): Hono {
       if (!token) throw new ApiError(ErrorCode.unauthorized, 'a valid runner token is required');
       const attempt = Number(c.req.param('attempt'));
       if (!Number.isInteger(attempt) || attempt < 1) throw badRequest('attempt must be a positive integer');
-      let raw: unknown;
-      try {
-        raw = await c.req.json();
-      } catch {
-        throw badRequest('the body must be JSON');
-      }
-      const body: ResultBody | string = validResultBody(raw);
+      const body: ResultBody | string = validResultBody(await readJson(c, 'the body must be JSON'));
       if (typeof body === 'string') throw badRequest(body);
       const outcome = await deps.jobs.postResult(token, c.req.param('jobId'), attempt, body);
       if (!outcome) throw notFound('no such capture job');

@@ -1,5 +1,5 @@
 import { zValidator } from '@hono/zod-validator';
-import type { ValidationTargets } from 'hono';
+import type { Context, ValidationTargets } from 'hono';
 import type { z } from 'zod';
 import { badRequest } from '../errors';
 
@@ -12,4 +12,13 @@ export function validate<T extends z.ZodType, Target extends keyof ValidationTar
       throw badRequest(`${where}${issue?.message ?? 'invalid body'}`);
     }
   });
+}
+
+/** Reads the request body as JSON; a body that is not JSON is the API's 400 with `notJson`. */
+export async function readJson(c: Context, notJson: string): Promise<unknown> {
+  try {
+    return (await c.req.json()) as unknown;
+  } catch {
+    throw badRequest(notJson);
+  }
 }
