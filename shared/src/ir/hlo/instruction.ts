@@ -30,22 +30,29 @@ function internedShape(s: Scanner): InternedShape | undefined {
 /**
  * `metadata={…}` at the cursor, shared with every earlier instruction that printed the same text
  * (a model unrolled over layers repeats its name stacks): parsed once per distinct text.
+ * Metadata nearly always ends at its first `}` (no nested group, no `}` in a string), so the text
+ * up to there is looked up natively; it is only stored when the group did end there, since the
+ * same characters then always end it at the same place.
  */
 function internedMetadata(s: Scanner): HloMetadata | undefined {
   const at = s.pos;
   if (s.peek() !== Ch.lbrace) return parseMetadata(s);
-  const hash = s.skipGroupHashed();
-  if (hash < 0) {
-    // Unclosed: let the metadata reader say what it found.
-    s.pos = at;
-    return parseMetadata(s);
+  const close = s.text.indexOf('}', at);
+  const upToClose = close < 0 ? undefined : s.text.slice(at, close + 1);
+  const known = upToClose === undefined ? undefined : s.metadata.get(upToClose);
+  if (known) {
+    s.pos = close + 1;
+    return known;
   }
+  // Only finds the end: what is wrong inside (an unterminated string) is for the metadata reader to say.
+  const reported = s.diagnostics.length;
+  const closed = s.skipGroup(false);
+  s.diagnostics.length = reported;
   const end = s.pos;
-  const known = s.metadata.get(at, end, hash);
-  if (known) return known;
   s.pos = at;
   const parsed = parseMetadata(s);
-  if (parsed && s.pos === end) s.metadata.set(at, end, parsed, hash);
+  if (!closed) return parsed;
+  if (parsed && upToClose !== undefined && s.pos === end && end === close + 1) s.metadata.set(upToClose, parsed);
   return parsed;
 }
 

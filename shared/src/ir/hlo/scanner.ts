@@ -1,6 +1,6 @@
 import type { Diagnostic, ValueType } from '../types';
 import type { HloMetadata } from './ast';
-import { FNV_BASIS, FNV_PRIME, SpanTable } from './span-table';
+import { SpanTable } from './span-table';
 
 /** A shape as printed, parsed once per distinct text. */
 export interface InternedShape {
@@ -39,12 +39,11 @@ export class Scanner {
   /** Shapes read so far, by their text (see `internedShape`). */
   readonly shapes: SpanTable<InternedShape>;
   /** Metadata read so far, by its text (see `internedMetadata`). */
-  readonly metadata: SpanTable<HloMetadata>;
+  readonly metadata = new Map<string, HloMetadata>();
 
   constructor(readonly text: string) {
     this.end = text.length;
     this.shapes = new SpanTable(text);
-    this.metadata = new SpanTable(text);
   }
 
   /** Char code at `pos + ahead`, or -1 past the end. */
@@ -241,8 +240,12 @@ export class Scanner {
     }
   }
 
-  /** Moves past a balanced group that opens at `pos` (`(…)`, `{…}`, `[…]`); strings are opaque. */
-  skipGroup(): void {
+  /**
+   * Moves past a balanced group that opens at `pos` (`(…)`, `{…}`, `[…]`); strings are opaque.
+   * Returns whether it closed; when not, the cursor is at the end and, if `report` (the default),
+   * a diagnostic says so.
+   */
+  skipGroup(report = true): boolean {
     const t = this.text;
     const start = this.pos;
     let depth = 0;
@@ -254,38 +257,10 @@ export class Scanner {
       }
       this.pos++;
       if (c === Ch.lbrace || c === Ch.lbracket || c === Ch.lparen) depth++;
-      else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) return;
+      else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) return true;
     }
-    this.error(start, start + 1, 'unbalanced bracket: no closing bracket before the end of the text');
-  }
-
-  /**
-   * Like `skipGroup` (brackets nest, strings are opaque), and also returns the FNV-1a hash of the group's characters (the same as `hashSpan` over them), so a repeated group
-   * is looked up in one pass. Returns -1, leaving the cursor at the end, when it is not closed.
-   */
-  skipGroupHashed(): number {
-    const t = this.text;
-    let p = this.pos;
-    let depth = 0;
-    let inString = false;
-    let h = FNV_BASIS;
-    while (p < this.end) {
-      const c = t.charCodeAt(p++);
-      h = Math.imul(h ^ c, FNV_PRIME);
-      if (inString) {
-        if (c === Ch.backslash && p < this.end) h = Math.imul(h ^ t.charCodeAt(p++), FNV_PRIME);
-        else if (c === Ch.quote) inString = false;
-      } else if (c === Ch.quote) {
-        inString = true;
-      } else if (c === Ch.lbrace || c === Ch.lbracket || c === Ch.lparen) {
-        depth++;
-      } else if ((c === Ch.rbrace || c === Ch.rbracket || c === Ch.rparen) && --depth === 0) {
-        this.pos = p;
-        return h >>> 0;
-      }
-    }
-    this.pos = this.end;
-    return -1;
+    if (report) this.error(start, start + 1, 'unbalanced bracket: no closing bracket before the end of the text');
+    return false;
   }
 
   /** Moves to the start of the next line (error recovery). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Scanner } from './scanner';
-import { hashSpan, SpanTable } from './span-table';
+import { parseHlo } from './parser';
+import { SpanTable } from './span-table';
 
 describe('SpanTable', () => {
-  const text = 'f32[2]{0} x f32[2]{0} f32[3]{0} {a="}"} {a="}"}';
+  const text = 'f32[2]{0} x f32[2]{0} f32[3]{0}';
 
   it('finds a value by equal characters elsewhere in the text, and nothing for different ones', () => {
     const t = new SpanTable<string>(text);
@@ -12,14 +12,30 @@ describe('SpanTable', () => {
     expect(t.get(22, 31)).toBeUndefined();
     expect(t.get(0, 8)).toBeUndefined();
   });
+});
 
-  it('hashes a group while skipping it exactly as hashSpan does, strings opaque', () => {
-    const s = new Scanner(text);
-    s.pos = text.indexOf('{a=');
-    const from = s.pos;
-    const h = s.skipGroupHashed();
-    expect(text.slice(from, s.pos)).toBe('{a="}"}');
-    expect(h).toBe(hashSpan(text, from, s.pos));
-    expect(new Scanner('{a="').skipGroupHashed()).toBe(-1);
+describe('repeated metadata', () => {
+  const ins = (name: string, meta: string) => `  ${name} = f32[] constant(1), metadata=${meta}\n`;
+
+  it('tells apart metadata that agree up to a nested group or a brace in a string', () => {
+    const text = `ENTRY e {\n${[
+      ins('a', '{op_name="x" profile_type={1} source_line=3}'),
+      ins('b', '{op_name="x" profile_type={1} source_line=4}'),
+      ins('c', '{op_name="y}" source_line=5}'),
+      ins('d', '{op_name="y}" source_line=6}'),
+      ins('e', '{op_name="z" source_line=7}'),
+      ins('f', '{op_name="z" source_line=7}'),
+    ].join('')}  ROOT r = f32[] constant(0)\n}\n`;
+    const { ast, diagnostics } = parseHlo(text);
+    expect(diagnostics).toEqual([]);
+    const found = ast.modules[0]?.computations[0]?.instructions.map((i) => [i.metadata?.opName, i.metadata?.sourceLine]);
+    expect(found).toEqual([['x', 3], ['x', 4], ['y}', 5], ['y}', 6], ['z', 7], ['z', 7], [undefined, undefined]]);
+    const [, , , , e, f] = ast.modules[0]?.computations[0]?.instructions ?? [];
+    expect(e?.metadata).toBe(f?.metadata);
+  });
+
+  it('reports unclosed metadata once', () => {
+    const { diagnostics } = parseHlo('ENTRY e {\n  ROOT a = f32[] constant(1), metadata={op_name="x');
+    expect(diagnostics.filter((d) => /unterminated string/.test(d.message))).toHaveLength(1);
   });
 });
