@@ -15,12 +15,10 @@ const MAIN = fileURLToPath(new URL('../../../server/src/main.ts', import.meta.ur
  */
 export async function startSeam(): Promise<ServerUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'seam-bench-'));
-  const { child, port } = await spawnServer(MAIN, {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    SEAM_DATA_DIR: dataDir,
-    SEAM_RUNNER: 'off',
-    SEAM_LOG_LEVEL: 'warn',
+  const env = { PORT: '0', HOST: '127.0.0.1', SEAM_DATA_DIR: dataDir, SEAM_RUNNER: 'off', SEAM_LOG_LEVEL: 'warn' };
+  const { child, port } = await spawnServer(MAIN, env).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
   });
   const url = `http://127.0.0.1:${port}`;
   return {
