@@ -26,10 +26,17 @@ function build<S>(view: EditorView, parser: StreamParser<S>): DecorationSet {
   const b = new RangeSetBuilder<Decoration>();
   const doc = view.state.doc;
   const tab = view.state.tabSize;
+  // Visible ranges can share a line (a long line split by a fold or a widget): each line once, in order.
+  let done = -1;
   for (const r of view.visibleRanges) {
     const state = parser.startState ? parser.startState(2) : ({} as S);
-    for (let pos = r.from; pos <= r.to; ) {
+    for (let pos = Math.max(r.from, done + 1); pos <= r.to; ) {
       const line = doc.lineAt(pos);
+      if (line.from <= done) {
+        pos = line.to + 1;
+        continue;
+      }
+      done = line.to;
       const text = line.text.length > MAX_LINE ? line.text.slice(0, MAX_LINE) : line.text;
       const stream = new StringStream(text, tab, 2);
       if (text.length === 0) parser.blankLine?.(state, 2);
