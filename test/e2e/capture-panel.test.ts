@@ -57,7 +57,7 @@ describe('the Capture panel', () => {
     await panel.getByRole('textbox', { name: 'Program' }).click();
     await boPanel.locator('.cm-ySelectionInfo', { hasText: 'Ada' }).waitFor({ state: 'attached' });
     await panel.getByRole('combobox', { name: 'Runner' }).selectOption('local');
-    expect(await panel.getByRole('combobox', { name: 'Runner' }).locator('option:checked').textContent()).toMatch(/^local — cpu /);
+    expect(await panel.getByRole('combobox', { name: 'Runner' }).locator('option:checked').textContent()).toMatch(/^local — cpu\b/);
     await panel.getByRole('button', { name: 'Run capture' }).click();
 
     const group = bo.page.getByRole('list', { name: 'Documents' }).getByRole('list', { name: 'capture #1' });
