@@ -81,19 +81,25 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function isRef(v: unknown): v is JobRef {
-  return isObject(v) && typeof v.jobId === 'string' && Number.isInteger(v.attempt);
-}
-
-/** Reads an agent's frame; `null` when it is not a well-formed agent message. */
-export function readAgentMessage(data: string): AgentToServer | null {
+/** A frame's JSON object, or `null` when the frame is not JSON or not an object. */
+function parseObject(data: string): Record<string, unknown> | null {
   let v: unknown;
   try {
     v = JSON.parse(data);
   } catch {
     return null;
   }
-  if (!isObject(v)) return null;
+  return isObject(v) ? v : null;
+}
+
+function isRef(v: unknown): v is JobRef {
+  return isObject(v) && typeof v.jobId === 'string' && Number.isInteger(v.attempt);
+}
+
+/** Reads an agent's frame; `null` when it is not a well-formed agent message. */
+export function readAgentMessage(data: string): AgentToServer | null {
+  const v = parseObject(data);
+  if (!v) return null;
   switch (v.type) {
     case 'hello': {
       const c = v.capabilities;
@@ -120,13 +126,8 @@ export function readAgentMessage(data: string): AgentToServer | null {
 
 /** Reads a server frame on the agent side; `null` when it is not a well-formed server message. */
 export function readServerMessage(data: string): ServerToAgent | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(data);
-  } catch {
-    return null;
-  }
-  if (!isObject(v)) return null;
+  const v = parseObject(data);
+  if (!v) return null;
   switch (v.type) {
     case 'welcome':
       return typeof v.runnerId === 'string' && typeof v.heartbeatMs === 'number' && typeof v.leaseMs === 'number'
