@@ -28,6 +28,14 @@ export function isNameChar(c: number): boolean {
 }
 
 /**
+ * The engine's one shared copy of `s` (V8 internalizes property keys), so comparing it with a
+ * literal such as `'parameter'` is a pointer comparison rather than a character one.
+ */
+function internalized(s: string): string {
+  return Object.keys({ [s]: 0 })[0] ?? s;
+}
+
+/**
  * A cursor over HLO text that works on char codes, never on per-character strings or regexes.
  * Every method stops at the end of the text, so no read can run past it; problems become
  * diagnostics with offsets.
@@ -147,11 +155,11 @@ export class Scanner {
     const known = this.words.get(bucket);
     if (known) {
       for (const w of known) if (t.startsWith(w, start)) return w;
-      const w = t.slice(start, start + len);
+      const w = internalized(t.slice(start, start + len));
       known.push(w);
       return w;
     }
-    const w = t.slice(start, start + len);
+    const w = internalized(t.slice(start, start + len));
     this.words.set(bucket, [w]);
     return w;
   }
