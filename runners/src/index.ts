@@ -1,1 +1,2 @@
 export { prepareLocal, type EnsureVenv } from './agent/local';
+export { isLiveProcess } from './testing';

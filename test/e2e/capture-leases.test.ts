@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { CaptureEntry } from '@seam/shared/model';
+import { isLiveProcess } from '@seam/runners';
 import { runTokenCli } from '@seam/server';
 import { waitFor } from '../helpers';
 import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
@@ -29,16 +30,6 @@ function descendants(pid: number): number[] {
     return [];
   }
   return kids.flatMap((k) => [k, ...descendants(k)]);
-}
-
-/** Whether `pid` is a live process (not a zombie). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 function killAll(pids: readonly number[]): void {
@@ -109,11 +100,11 @@ describe('leases: a runner that disappears loses its job', () => {
     expect(job.error?.message).toMatch(/runner "only" stopped responding \(lease expired\).*no other runner took the job/);
 
     // The capture outlived its SIGKILLed agent; the next agent on the host stops it and removes its scratch.
-    expect(capture.some(running)).toBe(true);
+    expect(capture.some(isLiveProcess)).toBe(true);
     const next = await startAgent(s.url, s.token('next').token, 'next');
     agents.push(next);
     await next.saw(/cleaned up \d+ capture\(s\) left by an agent that died/);
-    await waitFor(() => !capture.some(running), 'the orphaned capture to be stopped');
+    await waitFor(() => !capture.some(isLiveProcess), 'the orphaned capture to be stopped');
   });
 
   it('a revoked runner token is disconnected, takes no job and cannot post results', async () => {

@@ -1,24 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLiveProcess } from '../testing';
 import { probeIsolation, runSandboxed, type SandboxLimits } from './sandbox';
 
 const PY = 'python3';
 const limits: SandboxLimits = { timeoutMs: 60_000, memoryBytes: 0, fileBytes: 0, maxOutputBytes: 1 << 20, tailBytes: 4096 };
 const none = { noNetwork: null, prlimit: false };
 const GiB2 = 2 * 1024 ** 3;
-
-/** Whether `pid` is a live process: present in /proc and not a zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('runSandboxed', () => {
   let dir: string;
@@ -33,7 +24,7 @@ describe('runSandboxed', () => {
     expect(out.timedOut).toBe(true);
     const grandchild = Number(out.stdoutTail.trim());
     expect(grandchild).toBeGreaterThan(0);
-    expect(alive(grandchild)).toBe(false);
+    expect(isLiveProcess(grandchild)).toBe(false);
   });
 
   it('stops a child that prints past the output cap and keeps only the tail', async () => {

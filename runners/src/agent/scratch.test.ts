@@ -1,18 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isLiveProcess } from '../testing';
 import { recordGroup, sweepStaleScratch } from './scratch';
-
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('sweepStaleScratch', () => {
   const root = mkdtempSync(join(tmpdir(), 'seam-scratch-test-'));
@@ -29,7 +21,7 @@ describe('sweepStaleScratch', () => {
 
     expect(sweepStaleScratch(root)).toEqual([orphanDir]);
     await new Promise((r) => orphan.once('exit', r));
-    expect(running(orphan.pid!)).toBe(false);
+    expect(isLiveProcess(orphan.pid!)).toBe(false);
     expect(existsSync(orphanDir)).toBe(false);
     expect(existsSync(liveDir)).toBe(true);
   });
@@ -41,7 +33,7 @@ describe('sweepStaleScratch', () => {
     const bystander = spawn('sleep', ['600'], { cwd: root, detached: true, stdio: 'ignore' });
     recordGroup(dir, bystander.pid!);
     sweepStaleScratch(root);
-    expect(running(bystander.pid!)).toBe(true);
+    expect(isLiveProcess(bystander.pid!)).toBe(true);
     process.kill(-bystander.pid!, 'SIGKILL');
   });
 });
