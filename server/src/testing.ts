@@ -15,6 +15,8 @@ export interface TestApp {
   call(method: string, path: string, opts?: { token?: string; json?: unknown; body?: string; headers?: Record<string, string> }): Promise<Response>;
   /** Creates a room and returns the API's answer. */
   room(title?: string): Promise<{ id: string; tokens: Record<'owner' | 'annotator' | 'viewer', string>; links: Record<string, string> }>;
+  /** Adds a dump to `room` as its owner (`POST …/documents` with JSON); returns its id. */
+  addDocument(room: { id: string; tokens: { owner: string } }, title: string, text: string): Promise<string>;
   close(): void;
 }
 
@@ -40,6 +42,11 @@ export function testApp(limits: Partial<Limits> = {}): TestApp {
       const res = await call('POST', '/api/rooms', { json: { title } });
       if (res.status !== 201) throw new Error(`room creation answered ${res.status}`);
       return (await res.json()) as Awaited<ReturnType<TestApp['room']>>;
+    },
+    addDocument: async (room, title, text) => {
+      const res = await call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title, text } });
+      if (res.status !== 201) throw new Error(`document upload answered ${res.status}`);
+      return ((await res.json()) as { id: string }).id;
     },
     close: () => {
       void deps.analyzer.close();

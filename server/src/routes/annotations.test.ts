@@ -10,8 +10,7 @@ let docId: string;
 beforeEach(async () => {
   t = testApp();
   room = await t.room();
-  const res = await t.call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title: 'd', text: TEXT } });
-  docId = ((await res.json()) as { id: string }).id;
+  docId = await t.addDocument(room, 'd', TEXT);
 });
 afterEach(() => t.close());
 

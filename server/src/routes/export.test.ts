@@ -10,8 +10,7 @@ let docId: string;
 beforeEach(async () => {
   t = testApp();
   room = await t.room('Attention lab');
-  const res = await t.call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title: 'tiny.hlo', text: TEXT } });
-  docId = ((await res.json()) as { id: string }).id;
+  docId = await t.addDocument(room, 'tiny.hlo', TEXT);
 });
 afterEach(() => t.close());
 
