@@ -17,7 +17,6 @@ export interface ConnectedRunner {
   readonly connectedAt: number;
   /** True after the runner said `ready` and before it is sent a job. */
   ready: boolean;
-  lastSeen: number;
 }
 
 /** A runner as `GET /api/runners` lists it. */

@@ -145,7 +145,6 @@ export class CaptureService {
           return;
         }
         if (msg.type === 'hello') return refuse(CloseCode.malformedMessage, 'hello sent twice');
-        runner.lastSeen = this.now();
         if (msg.type === 'ready') {
           runner.ready = true;
           this.dispatch();
@@ -171,7 +170,7 @@ export class CaptureService {
 
   private register(token: RunnerTokenInfo, name: string, capabilities: RunnerCapabilities, socket: RunnerSocket): ConnectedRunner {
     const runner: ConnectedRunner = {
-      id: `${token.id}/${name}`, tokenId: token.id, name, capabilities, socket, connectedAt: this.now(), ready: false, lastSeen: this.now(),
+      id: `${token.id}/${name}`, tokenId: token.id, name, capabilities, socket, connectedAt: this.now(), ready: false,
     };
     const old = this.registry.add(runner);
     old?.socket.close(CloseCode.goingAway, 'replaced by a new connection');
