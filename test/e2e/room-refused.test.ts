@@ -34,6 +34,27 @@ async function restBodies(): Promise<string[]> {
   return ((await res.json()) as { annotations: { body: string }[] }).annotations.map((a) => a.body);
 }
 
+/** Every update y-indexeddb keeps for the room in Bo's browser, decoded as UTF-8 (Yjs stores strings as UTF-8). */
+function storedText(page: Page): Promise<string> {
+  return page.evaluate(async (name) => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(name);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    try {
+      const all = await new Promise<unknown[]>((resolve, reject) => {
+        const r = db.transaction('updates').objectStore('updates').getAll();
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      return all.map((u) => new TextDecoder().decode(u as Uint8Array)).join('\n');
+    } finally {
+      db.close();
+    }
+  }, `seam-room-${room.id}`);
+}
+
 beforeAll(async () => {
   [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
   room = await createRoom(server, 'Refused');
@@ -89,6 +110,9 @@ describe('a refused change', () => {
     await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
     await bo.page.getByText('The room is locked: only the owner can write.').waitFor();
     expect(await restBodies()).toEqual([]);
+    // The refused change is gone from this browser's stored copy too, which now mirrors the server.
+    await expect.poll(() => storedText(bo.page)).toContain('locked');
+    expect(await storedText(bo.page)).not.toContain('written into the lock');
 
     await ada.page.getByRole('button', { name: 'Unlock room' }).click();
     await expect.poll(() => bo.page.getByText('The room is locked: only the owner can write.').count()).toBe(0);
