@@ -7,6 +7,16 @@ import { createApp, type AppDeps } from './app';
 import { resolveConfig, type Limits } from './config';
 import { buildDeps } from './deps';
 
+/** What `POST /api/rooms` answers, as route tests use it. */
+export interface TestRoom {
+  readonly id: string;
+  readonly tokens: Record<'owner' | 'annotator' | 'viewer', string>;
+  readonly links: Record<string, string>;
+}
+
+/** A four-line HLO module, for route tests that need some dump in a room. */
+export const TINY_HLO = 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n';
+
 /** An app over a real store in a temp dir, for route tests with `app.request()`. */
 export interface TestApp {
   readonly app: Hono;
@@ -14,7 +24,7 @@ export interface TestApp {
   /** `app.request` with a JSON body and a bearer token. */
   call(method: string, path: string, opts?: { token?: string; json?: unknown; body?: string; headers?: Record<string, string> }): Promise<Response>;
   /** Creates a room and returns the API's answer. */
-  room(title?: string): Promise<{ id: string; tokens: Record<'owner' | 'annotator' | 'viewer', string>; links: Record<string, string> }>;
+  room(title?: string): Promise<TestRoom>;
   /** Adds a dump to `room` as its owner (`POST …/documents` with JSON); returns its id. */
   addDocument(room: { id: string; tokens: { owner: string } }, title: string, text: string): Promise<string>;
   close(): void;
@@ -41,7 +51,7 @@ export function testApp(limits: Partial<Limits> = {}): TestApp {
     room: async (title = 'room') => {
       const res = await call('POST', '/api/rooms', { json: { title } });
       if (res.status !== 201) throw new Error(`room creation answered ${res.status}`);
-      return (await res.json()) as Awaited<ReturnType<TestApp['room']>>;
+      return (await res.json()) as TestRoom;
     },
     addDocument: async (room, title, text) => {
       const res = await call('POST', `/api/rooms/${room.id}/documents`, { token: room.tokens.owner, json: { title, text } });
@@ -55,4 +65,11 @@ export function testApp(limits: Partial<Limits> = {}): TestApp {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A `TestApp` with one room titled `roomTitle` that holds `TINY_HLO` as document `docTitle`. */
+export async function testAppWithDump(roomTitle: string, docTitle: string): Promise<{ t: TestApp; room: TestRoom; docId: string }> {
+  const t = testApp();
+  const room = await t.room(roomTitle);
+  return { t, room, docId: await t.addDocument(room, docTitle, TINY_HLO) };
 }

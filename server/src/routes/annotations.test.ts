@@ -1,16 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Annotation } from '@seam/shared/model';
-import { testApp, type TestApp } from '../testing';
-
-const TEXT = 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n';
+import { testAppWithDump, TINY_HLO, type TestApp, type TestRoom } from '../testing';
 
 let t: TestApp;
-let room: Awaited<ReturnType<TestApp['room']>>;
+let room: TestRoom;
 let docId: string;
 beforeEach(async () => {
-  t = testApp();
-  room = await t.room();
-  docId = await t.addDocument(room, 'd', TEXT);
+  ({ t, room, docId } = await testAppWithDump('room', 'd'));
 });
 afterEach(() => t.close());
 
@@ -49,7 +45,7 @@ describe('annotations API', () => {
     ['from after to', { from: 5, to: 2 }],
     ['a negative offset', { from: -1 }],
     ['a fractional offset', { to: 2.5 }],
-    ['a range past the end of the text', { to: TEXT.length + 1 }],
+    ['a range past the end of the text', { to: TINY_HLO.length + 1 }],
     ['a missing body', { body: undefined }],
   ])('answers 400 for %s', async (_, change) => {
     const res = await t.call('POST', path(), { token: room.tokens.owner, json: { docId, from: 0, to: 3, kind: 'note', body: 'x', ...change } });

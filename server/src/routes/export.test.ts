@@ -1,22 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Annotation, RoomExport } from '@seam/shared/model';
-import { testApp, type TestApp } from '../testing';
-
-const TEXT = 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n';
+import { testAppWithDump, TINY_HLO, type TestApp, type TestRoom } from '../testing';
 
 let t: TestApp;
-let room: Awaited<ReturnType<TestApp['room']>>;
+let room: TestRoom;
 let docId: string;
 beforeEach(async () => {
-  t = testApp();
-  room = await t.room('Attention lab');
-  docId = await t.addDocument(room, 'tiny.hlo', TEXT);
+  ({ t, room, docId } = await testAppWithDump('Attention lab', 'tiny.hlo'));
 });
 afterEach(() => t.close());
 
 describe('room export', () => {
   it('exports the documents and each annotation with its quoted line, as Markdown and as JSON', async () => {
-    const from = TEXT.indexOf('ROOT');
+    const from = TINY_HLO.indexOf('ROOT');
     const created = await t.call('POST', `/api/rooms/${room.id}/annotations`, {
       token: room.tokens.annotator,
       json: { docId, from, to: from + 4, kind: 'question', body: 'why a root?', instruction: 'p', author: { name: 'Ada' } },
@@ -30,7 +26,7 @@ describe('room export', () => {
     expect(md.headers.get('content-disposition')).toBe('attachment; filename="attention-lab.md"');
     const text = await md.text();
     expect(text).toMatch(/^# Attention lab\n/);
-    expect(text).toContain(`- tiny.hlo (hlo, ${TEXT.length} B)`);
+    expect(text).toContain(`- tiny.hlo (hlo, ${TINY_HLO.length} B)`);
     expect(text).toContain('### **question** · `p` · open');
     expect(text).toContain('tiny.hlo, line 3 — Ada');
     expect(text).toContain('```\n  ROOT p = f32[4]{0} parameter(0)\n```');
