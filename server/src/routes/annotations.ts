@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import {
   addAnnotation, addReply, annotationsMap, CreateAnnotationBody, CreateReplyBody, deleteAnnotation, mayWrite,
   PatchAnnotationBody, quoteOf, readAnnotation, readAnnotations, RoomKey, ROLES, setBody, setResolved, SettingKey,
@@ -8,8 +7,8 @@ import {
 import type { AppDeps } from '../app';
 import { requireRole, type Grant } from '../auth/require';
 import { newId } from '../auth/tokens';
-import { badRequest, forbidden, notFound, tooLarge } from '../errors';
-import { validate } from './validate';
+import { badRequest, forbidden, notFound } from '../errors';
+import { limitBody, validate } from './validate';
 
 const WRITERS: readonly Role[] = ['owner', 'annotator'];
 
@@ -25,8 +24,9 @@ function authorOf(input: AuthorInput | undefined, grant: Grant): Author {
 export function annotationRoutes(deps: AppDeps): Hono {
   const { store, rooms } = deps;
   const app = new Hono();
-  app.use('/:id/annotations/*', bodyLimit({ maxSize: deps.config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } }));
-  app.use('/:id/annotations', bodyLimit({ maxSize: deps.config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } }));
+  const limit = limitBody(deps.config.limits.requestBytes, 'request body too large');
+  app.use('/:id/annotations/*', limit);
+  app.use('/:id/annotations', limit);
 
   /** Authorizes a write: role allowed and, for annotators, the room not locked. */
   const writer = (c: Parameters<typeof requireRole>[0], roomId: string) => {

@@ -1,10 +1,9 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
-import { badRequest, forbidden, issuesMessage, notFound, tooLarge } from '../errors';
+import { badRequest, forbidden, issuesMessage, notFound } from '../errors';
 import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry, type JobRecord } from '../jobs/queue';
-import { readJson } from './validate';
+import { limitBody, readJson } from './validate';
 
 /** What the capture routes need from the rest of the server. */
 export interface CaptureRouteDeps {
@@ -37,7 +36,7 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const role = (c: Context) => deps.roleOf(c, c.req.param('id') ?? '');
 
   // A request is at most a 256 K-character program plus specs; 2 MiB leaves room for JSON escapes.
-  const limit = bodyLimit({ maxSize: 2 * 1024 * 1024, onError: () => { throw tooLarge('the capture request is larger than 2 MiB'); } });
+  const limit = limitBody(2 * 1024 * 1024, 'the capture request is larger than 2 MiB');
   app.post('/api/rooms/:id/captures', limit, async (c) => {
     const roomId = c.req.param('id');
     assertMayCapture(deps, roomId, role(c));

@@ -1,12 +1,11 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { gunzipSync } from 'node:zlib';
 import { CreateDocumentBody, MAX_TITLE, ROLES } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
-import { badRequest, notFound, tooLarge } from '../errors';
+import { badRequest, notFound } from '../errors';
 import { ingestDocument } from '../ingest';
-import { readJson } from './validate';
+import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
@@ -33,12 +32,7 @@ function immutable(c: Context, sha256: string, gz: Buffer, contentType: string):
 export function documentRoutes(deps: AppDeps): Hono {
   const { store } = deps;
   const app = new Hono();
-  const limit = bodyLimit({
-    maxSize: deps.config.limits.documentBytes,
-    onError: () => {
-      throw tooLarge(`a dump may be at most ${deps.config.limits.documentBytes} bytes`);
-    },
-  });
+  const limit = limitBody(deps.config.limits.documentBytes, `a dump may be at most ${deps.config.limits.documentBytes} bytes`);
 
   app.post('/:id/documents', (c, next) => {
     requireRole(c, store, c.req.param('id'), WRITERS);

@@ -1,13 +1,12 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { CreateRoomBody, RoleParam, RoomKey, ROLES, SettingKey, type Role } from '@seam/shared/model';
 import { CloseCode } from '@seam/shared/protocol';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { hashToken, newId, newToken } from '../auth/tokens';
-import { ApiError, badRequest, ErrorCode, tooLarge } from '../errors';
+import { ApiError, badRequest, ErrorCode } from '../errors';
 import { AddressLimiter, clientAddress } from '../auth/address-limiter';
-import { validate } from './validate';
+import { limitBody, validate } from './validate';
 
 /** The link a person opens for `role`: the token rides in the fragment so it never reaches logs. */
 export function roomLink(base: string, roomId: string, token: string): string {
@@ -18,7 +17,7 @@ export function roomLink(base: string, roomId: string, token: string): string {
 export function roomRoutes(deps: AppDeps): Hono {
   const { store, rooms, config } = deps;
   const app = new Hono();
-  const limit = bodyLimit({ maxSize: config.limits.requestBytes, onError: () => { throw tooLarge('request body too large'); } });
+  const limit = limitBody(config.limits.requestBytes, 'request body too large');
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
 
   const creations = new AddressLimiter(config.limits.roomsPerMinute);

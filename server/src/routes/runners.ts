@@ -1,13 +1,12 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Role } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
-import { ApiError, ErrorCode, badRequest, notFound, tooLarge } from '../errors';
+import { ApiError, ErrorCode, badRequest, notFound } from '../errors';
 import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry } from '../jobs/queue';
 import { bearer } from '../jobs/runner-auth';
 import { validResultBody } from '../jobs/result-body';
-import { readJson } from './validate';
+import { limitBody, readJson } from './validate';
 
 /** What the runner routes need from the rest of the server. */
 export interface RunnerRouteDeps {
@@ -33,7 +32,7 @@ export function runnerRoutes(deps: RunnerRouteDeps): Hono {
 
   app.post(
     '/api/runner/jobs/:jobId/attempts/:attempt/result',
-    bodyLimit({ maxSize: deps.maxResultBytes ?? 256 * 1024 * 1024, onError: () => { throw tooLarge('the result is larger than the server accepts'); } }),
+    limitBody(deps.maxResultBytes ?? 256 * 1024 * 1024, 'the result is larger than the server accepts'),
     async (c) => {
       const token = deps.jobs.tokens.verify(bearer(c.req.header('authorization')) ?? '');
       if (!token) throw new ApiError(ErrorCode.unauthorized, 'a valid runner token is required');

@@ -1,7 +1,8 @@
 import { zValidator } from '@hono/zod-validator';
+import { bodyLimit } from 'hono/body-limit';
 import type { Context, ValidationTargets } from 'hono';
 import type { z } from 'zod';
-import { badRequest } from '../errors';
+import { badRequest, tooLarge } from '../errors';
 
 /** `zValidator` that throws the API's 400 error with the first problem zod found. */
 export function validate<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
@@ -21,4 +22,9 @@ export async function readJson(c: Context, notJson: string): Promise<unknown> {
   } catch {
     throw badRequest(notJson);
   }
+}
+
+/** Hono's `bodyLimit` at `maxSize` bytes, answering a larger body with the API's 413 and `message`. */
+export function limitBody(maxSize: number, message: string) {
+  return bodyLimit({ maxSize, onError: () => { throw tooLarge(message); } });
 }
