@@ -13,8 +13,8 @@ export type * from './ast';
  * Parses and indexes HLO text: outline, every instruction's value with bytes, decoded dots,
  * fusions with their sizes, cross-layer keys (fused instructions included) and, for optimized
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
- * Each computation is indexed as soon as it is parsed and then dropped (the spill pass keeps a
- * compact copy), so the parse tree of a large dump never exists whole.
+ * Each computation is indexed as soon as it is parsed and then dropped (the spill pass reads the
+ * few it needs whole again from the text), so the parse tree of a large dump never exists whole.
  */
 export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
   const lines = new LineMap(text);
@@ -25,12 +25,12 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
   let moduleCount = 0;
   let current: ModuleIndex | undefined;
   const sink: HloSink = {
-    computation(c, module) {
-      current ??= new ModuleIndex(lines, lists, withSpills);
-      current.add(c, module);
+    computation(c, module, fromText) {
+      current ??= new ModuleIndex(text, lines, lists, withSpills);
+      current.add(c, module, fromText);
     },
     module(m: HloModule, count: number) {
-      const done = (current ?? new ModuleIndex(lines, lists, withSpills)).finish(m);
+      const done = (current ?? new ModuleIndex(text, lines, lists, withSpills)).finish(m);
       current = undefined;
       moduleCount++;
       if (m.hasHeader) {

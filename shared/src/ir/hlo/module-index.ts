@@ -1,9 +1,9 @@
 import type { CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo } from '../types';
 import type { HloComputation, HloInstruction, HloMetadata, HloModule, HloStackFrames } from './ast';
-import { CompactComputation } from './compact';
 import { collectDots, type ScopeLookup } from './dots';
 import { ModuleGraph } from './graph';
 import type { LineMap } from './line-map';
+import { parseComputationAt } from './parser';
 import { findSpills } from './spills';
 import { resolveFrame } from './stack-frames';
 
@@ -27,8 +27,11 @@ interface Indexed {
   /** Its instructions' keys in `IndexLists.keys`: `[keyFrom, keyTo)`. */
   readonly keyFrom: number;
   readonly keyTo: number;
-  /** Kept only when spills are wanted: the spill pass needs kernel-level computations whole. */
-  readonly compact: CompactComputation | undefined;
+  /**
+   * Kept only when spills are wanted and the computation cannot be read again from the text
+   * (the proto form): the spill pass needs the kernel-level computations whole.
+   */
+  readonly kept: HloComputation | undefined;
 }
 
 type MutableKey = { -readonly [K in keyof CrossLayerKey]: CrossLayerKey[K] };
@@ -55,10 +58,15 @@ export class ModuleIndex {
   private readonly sources = new Map<HloMetadata, SourceRef>();
   private framesAtStart = -1;
 
-  constructor(private readonly lines: LineMap, private readonly lists: IndexLists, private readonly withSpills: boolean) {}
+  constructor(
+    private readonly text: string, private readonly lines: LineMap, private readonly lists: IndexLists, private readonly withSpills: boolean,
+  ) {}
 
-  /** Indexes one computation of `module` and keeps only what the module's end needs of it. */
-  add(scope: HloComputation, module: HloModule): void {
+  /**
+   * Indexes one computation of `module` and keeps only what the module's end needs of it: nothing
+   * of its instructions when `fromText` says it can be read again.
+   */
+  add(scope: HloComputation, module: HloModule, fromText: boolean): void {
     if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
     const { values, keys } = this.lists;
     const list = scope.instructions;
@@ -84,7 +92,7 @@ export class ModuleIndex {
     collectDots(lookup, scope, this.lines, this.lists.dots);
     const indexed: Indexed = {
       name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: list.length, keyFrom, keyTo: keys.length,
-      compact: this.withSpills ? new CompactComputation(scope) : undefined,
+      kept: this.withSpills && !fromText ? scope : undefined,
     };
     this.computations.push(indexed);
     const same = this.byName.get(scope.name);
@@ -172,21 +180,29 @@ export class ModuleIndex {
   }
 
   /**
-   * Spills over the computations the spill pass can reach: the entry, call targets, and the
-   * computations holding calls. A fused computation that is neither entry nor call target is
-   * left empty, as the whole-tree indexer released it before the spill pass.
+   * Spills over the computations the spill pass can reach, read again from the text: the entry,
+   * call targets, and the computations holding calls. A fused computation that is neither entry
+   * nor call target is left empty: the spill pass never follows values into fused computations.
    */
   private spills(module: HloModule): SpillCandidate[] {
     // XLA takes the last computation as the entry when none is marked `ENTRY`.
     const entry = this.computations.find((c) => c.isEntry) ?? this.computations[this.computations.length - 1];
     const kept: Indexed[] = this.computations.filter((c) => c === entry || this.callTargets.has(c.name) || this.callScopes.has(c));
-    const expanded = kept.map((c) => (c.compact as CompactComputation).expand());
-    const graph = new ModuleGraph({ ...module, computations: expanded }, expanded[kept.indexOf(entry as Indexed)]);
+    const whole = kept.map((c) => c.kept ?? this.reread(c));
+    const graph = new ModuleGraph({ ...module, computations: whole }, whole[kept.indexOf(entry as Indexed)]);
+    // Emptied only now, so the graph has noted the call sites they hold.
     kept.forEach((c, i) => {
       const released = this.fusionCaller.has(c.name) && !this.callTargets.has(c.name) && c !== entry;
-      if (released) (expanded[i] as HloComputation).instructions.length = 0;
+      if (released) (whole[i] as HloComputation).instructions.length = 0;
     });
     return findSpills(graph, this.lines);
+  }
+
+  private reread(c: Indexed): HloComputation {
+    const again = parseComputationAt(this.text, c.from);
+    return again?.name === c.name && again.instructions.length === c.count
+      ? again
+      : { name: c.name, isEntry: c.isEntry, instructions: [], from: c.from, to: c.to };
   }
 }
 

@@ -27,9 +27,10 @@ interface ModuleBuilder {
 export interface HloSink {
   /**
    * One computation of `module`, in text order. `module.stackFrames` holds the tables read so far;
-   * `module.computations` stays empty while computations are streamed.
+   * `module.computations` stays empty while computations are streamed. `fromText` is true when
+   * `parseComputationAt(text, c.from)` reads the same computation again (false for the proto form).
    */
-  computation(c: HloComputation, module: HloModule): void;
+  computation(c: HloComputation, module: HloModule, fromText: boolean): void;
   /** The end of a module, with `count` computations handed over for it. */
   module(m: HloModule, count: number): void;
 }
@@ -90,7 +91,7 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
         s.skipLine();
       } else {
         current.count++;
-        if (sink) sink.computation(comp, current);
+        if (sink) sink.computation(comp, current, true);
         else current.computations.push(comp);
       }
     }
@@ -103,7 +104,7 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
 /** Hands a module read whole (the proto text form) to a sink, then empties it like a streamed one. */
 function streamWhole(m: HloModule, sink: HloSink): void {
   const all = m.computations.splice(0);
-  for (const c of all) sink.computation(c, m);
+  for (const c of all) sink.computation(c, m, false);
   sink.module(m, all.length);
 }
 
@@ -129,6 +130,16 @@ function parseHeader(s: Scanner, m: ModuleBuilder): void {
     s.skipValue();
     if (key === 'is_scheduled') m.isScheduled = s.text.startsWith('true', valueAt);
   }
+}
+
+/**
+ * The computation that starts at `from` in `text`, read again: a streaming indexer that dropped it
+ * uses this for the few it needs whole at the end. Its diagnostics were reported the first time.
+ */
+export function parseComputationAt(text: string, from: number): HloComputation | undefined {
+  const s = new Scanner(text);
+  s.pos = from;
+  return parseComputation(s);
 }
 
 /**
