@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Hono } from 'hono';
+import { CloseCode } from '@seam/shared/protocol';
 import { createApp, type AppDeps } from './app';
 import { resolveConfig, type Limits } from './config';
 import { buildDeps } from './deps';
@@ -60,7 +61,7 @@ export function testApp(limits: Partial<Limits> = {}): TestApp {
     },
     close: () => {
       void deps.analyzer.close();
-      deps.rooms.closeAll(1001);
+      deps.rooms.closeAll(CloseCode.goingAway);
       deps.store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
