@@ -76,7 +76,7 @@ export function parseInstruction(s: Scanner, names: SpanTable<string>): HloInstr
   s.eat(Ch.percent);
   const nameAt = s.pos;
   const name = s.name();
-  if (name) names.set(nameAt, s.pos, name);
+  if (name) names.setKey(name, name);
   s.skipTrivia();
   if (!name || !s.eat(Ch.eq)) {
     s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);

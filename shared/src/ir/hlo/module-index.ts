@@ -74,7 +74,8 @@ export class ModuleIndex {
     let calls = false;
     for (const ins of list) {
       if (ins.opcode !== 'parameter') ops++;
-      calls = this.noteCalls(ins) || calls;
+      // Every instruction that calls a computation names it in an attribute.
+      if (ins.attrs !== undefined && this.noteCalls(ins)) calls = true;
     }
     this.opCounts.set(scope.name, ops);
     const fusion = this.fusionCaller.get(scope.name)?.name;

@@ -13,6 +13,11 @@ export class SpanTable<V> {
     return this.map.get(this.text.slice(from, to));
   }
 
+  /** Stores `value` for `key`, characters already sliced from the text (a name just read). */
+  setKey(key: string, value: V): void {
+    this.map.set(key, value);
+  }
+
   /** Stores `value` for the characters of `text[from, to)`. */
   set(from: number, to: number, value: V): void {
     this.map.set(this.text.slice(from, to), value);
