@@ -8,9 +8,16 @@ export interface StoredRoomState {
   readonly logBytes: number;
 }
 
+/** One room's share of a cross-room group commit. */
+export interface RoomBatch {
+  readonly roomId: string;
+  readonly updates: readonly Uint8Array[];
+}
+
 /**
- * The room documents' update log and snapshots. `append` commits a whole batch in one
- * transaction (the group commit); `compact` replaces the log with a snapshot atomically.
+ * The room documents' update log and snapshots. `append` commits a whole batch of one room in one
+ * transaction, `appendRooms` the batches of many rooms in one (the group commit); `compact`
+ * replaces the log with a snapshot atomically.
  */
 export class UpdatesStore {
   private readonly insert;
@@ -19,6 +26,7 @@ export class UpdatesStore {
   private readonly upsertSnapshot;
   private readonly deleteLog;
   private readonly appendTx;
+  private readonly appendRoomsTx;
   private readonly compactTx;
 
   constructor(db: Database.Database) {
@@ -29,11 +37,13 @@ export class UpdatesStore {
       'INSERT INTO room_snapshots (room_id, data, through_id) VALUES (?, ?, ?) ON CONFLICT(room_id) DO UPDATE SET data = excluded.data, through_id = excluded.through_id',
     );
     this.deleteLog = db.prepare('DELETE FROM room_updates WHERE room_id = ? AND id <= ?');
-    this.appendTx = db.transaction((roomId: string, updates: readonly Uint8Array[]) => {
+    const insertAll = (roomId: string, updates: readonly Uint8Array[]): number => {
       let last = 0;
       for (const u of updates) last = Number(this.insert.run(roomId, u).lastInsertRowid);
       return last;
-    });
+    };
+    this.appendTx = db.transaction(insertAll);
+    this.appendRoomsTx = db.transaction((batches: readonly RoomBatch[]) => batches.map((b) => insertAll(b.roomId, b.updates)));
     this.compactTx = db.transaction((roomId: string, snapshot: Uint8Array, throughId: number) => {
       this.upsertSnapshot.run(roomId, snapshot, throughId);
       this.deleteLog.run(roomId, throughId);
@@ -57,6 +67,14 @@ export class UpdatesStore {
   /** Appends updates in one transaction and returns the id of the last one. Throws if the disk refuses. */
   append(roomId: string, updates: readonly Uint8Array[]): number {
     return this.appendTx(roomId, updates);
+  }
+
+  /**
+   * Appends the batches of several rooms in one transaction and returns, per batch, the id of its
+   * last update. All or nothing: throws, and stores none of them, if any insert fails.
+   */
+  appendRooms(batches: readonly RoomBatch[]): number[] {
+    return this.appendRoomsTx(batches);
   }
 
   /** Replaces the log up to `throughId` with `snapshot`, atomically. */
