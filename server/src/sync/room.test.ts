@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
 import { openStore, UpdatesStore, type Store } from '../store';
 import { Connection, type SocketLike } from './connection';
+import { GroupCommit } from './group-commit';
 import { Room } from './room';
 
 const note = (id: string): Annotation => ({
@@ -43,15 +44,18 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'seam-room-'));
   store = openStore(dir, SyncMode.normal);
   store.rooms.create({ id: 'r', title: 't', createdAt: 1 }, { owner: Buffer.alloc(32, 1), annotator: Buffer.alloc(32, 2), viewer: Buffer.alloc(32, 3) });
+  store.rooms.create({ id: 'r2', title: 't2', createdAt: 1 }, { owner: Buffer.alloc(32, 4), annotator: Buffer.alloc(32, 5), viewer: Buffer.alloc(32, 6) });
 });
 afterEach(() => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(updates: UpdatesStore, compactBytes = 1 << 22) {
+const log = pino({ level: 'silent' });
+
+function setup(updates: UpdatesStore, compactBytes = 1 << 22, id = 'r', commits = new GroupCommit({ updates, metrics: new Metrics(), log })) {
   const metrics = new Metrics();
-  const room = new Room('r', { updates, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes, log: pino({ level: 'silent' }) });
+  const room = new Room(id, { updates, commits, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes, log });
   const connect = () => {
     const socket = new FakeSocket();
     const conn = new Connection(socket, 'annotator', 'h', false, DEFAULT_LIMITS, metrics);
@@ -84,7 +88,7 @@ describe('Room', () => {
 
   it('broadcasts nothing and closes every socket when the commit fails', () => {
     const failing = Object.create(store.updates) as UpdatesStore;
-    failing.append = () => {
+    failing.appendRooms = () => {
       throw new Error('disk full');
     };
     const { room, connect } = setup(failing);
@@ -96,6 +100,43 @@ describe('Room', () => {
     expect([a.socket.closedWith, b.socket.closedWith]).toEqual([CloseCode.serverError, CloseCode.serverError]);
     expect(room.broken).toBe(true);
     expect(store.updates.load('r').updates).toEqual([]);
+  });
+
+  it('commits the updates of two rooms that arrive in the same tick in one transaction, then broadcasts in each', async () => {
+    let transactions = 0;
+    const counting = Object.create(store.updates) as UpdatesStore;
+    counting.appendRooms = (batches) => {
+      transactions += 1;
+      return store.updates.appendRooms(batches);
+    };
+    const commits = new GroupCommit({ updates: counting, metrics: new Metrics(), log });
+    const one = setup(counting, 1 << 22, 'r', commits);
+    const two = setup(counting, 1 << 22, 'r2', commits);
+    const [a1, b1, a2, b2] = [one.connect(), one.connect(), two.connect(), two.connect()];
+    one.room.receive(a1.conn, encodeSyncMessage(2, annotationUpdate('in-r')));
+    two.room.receive(a2.conn, encodeSyncMessage(2, annotationUpdate('in-r2')));
+    expect(b1.socket.syncKinds()).toEqual([0]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(transactions).toBe(1);
+    expect([b1.socket.syncKinds(), b2.socket.syncKinds()]).toEqual([[0, 2], [0, 2]]);
+    expect([store.updates.load('r').updates.length, store.updates.load('r2').updates.length]).toEqual([1, 1]);
+    for (const r of [one.room, two.room]) r.destroy();
+  });
+
+  it('broadcasts nothing in any room of the group when one room\'s insert fails, and stores none of it', async () => {
+    // A real failure of the shared transaction: SQLite refuses the second room's row.
+    store.db.exec(`CREATE TRIGGER refuse_r2 BEFORE INSERT ON room_updates WHEN NEW.room_id = 'r2' BEGIN SELECT RAISE(ABORT, 'disk refuses r2'); END`);
+    const commits = new GroupCommit({ updates: store.updates, metrics: new Metrics(), log });
+    const one = setup(store.updates, 1 << 22, 'r', commits);
+    const two = setup(store.updates, 1 << 22, 'r2', commits);
+    const [a1, b1, a2, b2] = [one.connect(), one.connect(), two.connect(), two.connect()];
+    one.room.receive(a1.conn, encodeSyncMessage(2, annotationUpdate('in-r')));
+    two.room.receive(a2.conn, encodeSyncMessage(2, annotationUpdate('in-r2')));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([b1.socket.syncKinds(), b2.socket.syncKinds()]).toEqual([[0], [0]]);
+    expect([a1, b1, a2, b2].map((x) => x.socket.closedWith)).toEqual(Array(4).fill(CloseCode.serverError));
+    expect([one.room.broken, two.room.broken]).toEqual([true, true]);
+    expect([store.updates.load('r').updates, store.updates.load('r2').updates]).toEqual([[], []]);
   });
 
   it('compacts the log into a snapshot once it passes the byte threshold, and reloads from it', () => {

@@ -7,6 +7,7 @@ import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
 import { Connection } from './connection';
+import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
 import { PresenceClaims, readAwarenessEntries, writeAwarenessEntries } from './presence';
 
@@ -24,8 +25,16 @@ export class MalformedMessage extends Error {
   override name = 'MalformedMessage';
 }
 
+/** One queued change of a room and who made it (a connection, or the server). */
+export interface PendingUpdate {
+  readonly update: Uint8Array;
+  readonly origin: unknown;
+}
+
 export interface RoomDeps {
   readonly updates: UpdatesStore;
+  /** The group commit this room's queue goes through, shared by all loaded rooms. */
+  readonly commits: GroupCommit;
   readonly metrics: Metrics;
   readonly limits: Limits;
   readonly compactCount: number;
@@ -39,8 +48,8 @@ function expectEnd(d: decoding.Decoder): void {
 
 /**
  * One loaded room: its Y.Doc, awareness and sockets. Every change (a client's update or a server
- * transaction) is queued, committed to the log in one transaction per tick (group commit), and
- * only then broadcast and acknowledged. A joining client's sync step 1 is answered after the
+ * transaction) is queued, committed to the log at the end of the tick together with the other
+ * rooms' queues (`GroupCommit`), and only then broadcast and acknowledged. A joining client's sync step 1 is answered after the
  * queue is committed, so nobody ever sees data that is not on disk.
  */
 export class Room {
@@ -51,7 +60,7 @@ export class Room {
   private readonly claims = new PresenceClaims<Connection>();
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
-  private pending: { update: Uint8Array; origin: unknown }[] = [];
+  private pending: PendingUpdate[] = [];
   private readonly ackDue = new Set<Connection>();
   private scheduled = false;
   private lastId = 0;
@@ -200,40 +209,48 @@ export class Room {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.deps.commits.schedule(this);
   }
 
-  /** Commits queued updates in one transaction, then broadcasts them and sends due acks. */
+  /** Commits this room's queue now, alone, then broadcasts it and sends due acks. */
   flush(): void {
+    this.deps.commits.commit([this]);
+  }
+
+  /** For `GroupCommit`: takes the queued updates (none once the room is broken). */
+  takeBatch(): PendingUpdate[] {
     this.scheduled = false;
-    if (this.broken) return;
+    if (this.broken) return [];
     const batch = this.pending;
-    if (batch.length > 0) {
-      this.pending = [];
-      const end = this.deps.metrics.persistSeconds.startTimer();
-      try {
-        this.lastId = this.deps.updates.append(this.id, batch.map((b) => b.update));
-      } catch (err) {
-        this.deps.log.error({ err, room: this.id }, 'commit failed; closing the room');
-        this.breakRoom();
-        return;
+    this.pending = [];
+    return batch;
+  }
+
+  /** For `GroupCommit`: the commit of this room's batch failed, so the room closes. */
+  commitFailed(): void {
+    this.breakRoom();
+  }
+
+  /**
+   * For `GroupCommit`: `batch` is on disk, its last log row `lastId` (undefined for an empty
+   * batch). Broadcasts it, sends due acks, and compacts when the log has grown past a threshold.
+   */
+  publish(batch: readonly PendingUpdate[], lastId: number | undefined): void {
+    if (this.broken) return;
+    if (lastId !== undefined) this.lastId = lastId;
+    for (const { update, origin } of batch) {
+      this.logCount += 1;
+      this.logBytes += update.length;
+      this.storedBytes += update.length;
+      const msg = encodeSyncMessage(SyncUpdate, update);
+      let n = 0;
+      for (const c of this.conns) {
+        if (c === origin) continue;
+        c.send(msg);
+        n += 1;
       }
-      end();
-      this.deps.metrics.batchSize.observe(batch.length);
-      for (const { update, origin } of batch) {
-        this.logCount += 1;
-        this.logBytes += update.length;
-        this.storedBytes += update.length;
-        const msg = encodeSyncMessage(SyncUpdate, update);
-        let n = 0;
-        for (const c of this.conns) {
-          if (c === origin) continue;
-          c.send(msg);
-          n += 1;
-        }
-        this.deps.metrics.updatesOut.inc(n);
-        this.deps.metrics.fanout.observe(n);
-      }
+      this.deps.metrics.updatesOut.inc(n);
+      this.deps.metrics.fanout.observe(n);
     }
     for (const c of this.ackDue) {
       const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));

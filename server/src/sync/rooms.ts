@@ -4,6 +4,7 @@ import type { Metrics } from '../metrics';
 import type { Limits } from '../config';
 import type { CloseCode } from '@seam/shared/protocol';
 import type { Connection } from './connection';
+import { GroupCommit } from './group-commit';
 import { Room } from './room';
 
 export interface RoomsOptions {
@@ -23,8 +24,11 @@ export interface RoomsOptions {
 export class Rooms {
   private readonly loaded = new Map<string, Room>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly commits: GroupCommit;
 
-  constructor(private readonly o: RoomsOptions) {}
+  constructor(private readonly o: RoomsOptions) {
+    this.commits = new GroupCommit({ updates: o.store.updates, metrics: o.metrics, log: o.log });
+  }
 
   /** The room, loading it if needed. The caller has checked that the room exists. */
   get(id: string): Room {
@@ -35,7 +39,7 @@ export class Rooms {
     }
     if (!room) {
       const { store, metrics, limits, log, compactCount, compactBytes } = this.o;
-      room = new Room(id, { updates: store.updates, metrics, limits, log, compactCount, compactBytes });
+      room = new Room(id, { updates: store.updates, commits: this.commits, metrics, limits, log, compactCount, compactBytes });
       this.loaded.set(id, room);
       this.o.metrics.loadedRooms.set(this.loaded.size);
       this.idle(room);
