@@ -1,7 +1,8 @@
 import { Hono, type Context } from 'hono';
-import { buildExport, exportToMarkdown, readAnnotations, RoomKey, ROLES, SettingKey, type RoomExport } from '@seam/shared/model';
+import { buildExport, exportToMarkdown, readAnnotations, ROLES, type RoomExport } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
+import { roomTitle } from '../room-title';
 
 /** A file name from a room title: letters, digits, dashes; `room` when nothing is left. */
 function fileName(title: string): string {
@@ -22,8 +23,7 @@ export function exportRoutes(deps: AppDeps): Hono {
     const roomId = c.req.param('id') ?? '';
     requireRole(c, store, roomId, ROLES);
     const doc = rooms.get(roomId).doc;
-    const renamed = doc.getMap(RoomKey.settings).get(SettingKey.title);
-    const title = typeof renamed === 'string' && renamed.trim() ? renamed : (store.rooms.get(roomId)?.title ?? roomId);
+    const title = roomTitle(doc, store.rooms.get(roomId)?.title ?? roomId);
     const documents = store.documents.list(roomId);
     const shaOf = new Map(documents.map((d) => [d.id, d.sha256]));
     const textOf = (docId: string) => {

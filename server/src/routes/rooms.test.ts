@@ -59,6 +59,13 @@ describe('rooms API', () => {
     expect(byQuery.status).toBe(200);
   });
 
+  it('gives the title the owner renamed the room to in the room document', async () => {
+    const room = await t.room('Lab');
+    t.deps.rooms.get(room.id).transact((doc) => doc.getMap('settings').set('title', 'Attention lab, week 2'));
+    const res = await t.call('GET', `/api/rooms/${room.id}`, { token: room.tokens.viewer });
+    expect(await res.json()).toMatchObject({ title: 'Attention lab, week 2', settings: { title: 'Attention lab, week 2' } });
+  });
+
   it('answers 401 for no token, a wrong token, or another room’s token, without revealing the room', async () => {
     const room = await t.room();
     const other = await t.room();

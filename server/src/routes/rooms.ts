@@ -6,6 +6,7 @@ import { requireRole } from '../auth/require';
 import { hashToken, newId, newToken } from '../auth/tokens';
 import { ApiError, badRequest, ErrorCode } from '../errors';
 import { AddressLimiter, clientAddress } from '../auth/address-limiter';
+import { roomTitle } from '../room-title';
 import { limitBody, validate } from './validate';
 
 /** The link a person opens for `role`: the token rides in the fragment so it never reaches logs. */
@@ -44,9 +45,9 @@ export function roomRoutes(deps: AppDeps): Hono {
   app.get('/:id', (c) => {
     const id = c.req.param('id');
     const { role } = requireRole(c, store, id, ROLES);
-    const room = store.rooms.get(id);
-    const settings = rooms.get(id).doc.getMap(RoomKey.settings).toJSON();
-    return c.json({ id, title: room?.title, role, documents: store.documents.list(id), settings });
+    const { doc } = rooms.get(id);
+    const title = roomTitle(doc, store.rooms.get(id)?.title ?? '');
+    return c.json({ id, title, role, documents: store.documents.list(id), settings: doc.getMap(RoomKey.settings).toJSON() });
   });
 
   app.post('/:id/links/:role/rotate', (c) => {
