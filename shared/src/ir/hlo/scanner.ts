@@ -138,29 +138,23 @@ export class Scanner {
     return p - start;
   }
 
-  /** Words read by `word()`, bucketed by length and first character. */
-  private readonly words = new Map<number, string[]>();
+  /** Words read by `word()`, by their text. */
+  private readonly words = new Map<string, string>();
 
   /**
    * Reads a name that repeats across the text (an opcode such as `fusion` or `get-tuple-element`)
-   * and returns one shared string per distinct spelling, so 10^5 instructions do not keep 10^5
-   * copies. Returns `''` when no name starts here.
+   * and returns one shared, internalized string per distinct spelling, so 10^5 instructions do not
+   * keep 10^5 copies. Returns `''` when no name starts here.
    */
   word(): string {
-    const t = this.text;
     const start = this.pos;
     const len = this.skipName();
     if (len === 0) return '';
-    const bucket = len * 128 + (t.charCodeAt(start) & 127);
-    const known = this.words.get(bucket);
-    if (known) {
-      for (const w of known) if (t.startsWith(w, start)) return w;
-      const w = internalized(t.slice(start, start + len));
-      known.push(w);
-      return w;
-    }
-    const w = internalized(t.slice(start, start + len));
-    this.words.set(bucket, [w]);
+    const text = this.text.slice(start, start + len);
+    const known = this.words.get(text);
+    if (known !== undefined) return known;
+    const w = internalized(text);
+    this.words.set(w, w);
     return w;
   }
 
