@@ -14,7 +14,7 @@ import { printTable } from './table';
  * peak heap during one analyze (from `--trace-gc`, in a child process) and the ratio.
  * `SEAM_LARGE_HLO=FILE` benchmarks another dump.
  */
-const RUNS = 3;
+const RUNS = 5;
 const MIN_BYTES = 20_000_000;
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const python = join(repo, 'runners', '.venv', 'bin', 'python');
