@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser, startWebServer } from '../helpers/browser';
+import { createRoom } from '../helpers/server';
+import { personContext, uploadDump } from './room-browser';
+import { printTable, quantile } from './table';
+
+/**
+ * IR views on a 20 MB optimized HLO dump in headless Chromium, highlighting and overlays on
+ * (syntax, folding, outline, badges, uses, hover): time to interactive, scroll frames, and
+ * hover-to-highlight latency across three panes (the MLP's jaxpr and StableHLO beside the large
+ * dump). Goals: TTI ≤ 2 s, scroll p95 ≤ 16.7 ms, hover-to-highlight ≤ 50 ms. The dump comes from
+ * runners/python/gen_large_hlo.py (a 32-layer transformer training step), cached in the OS temp dir.
+ */
+const MIN_BYTES = 20_000_000;
+const STEP_PX = 2_400;
+const HOVERS = 40;
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const fixture = (p: string) => readFileSync(join(repo, 'test', 'fixtures', 'ir', 'mlp', p), 'utf8');
+
+function ensureDump(): string {
+  const path = join(tmpdir(), 'seam-ir-views-bench', 'large-hlo-opt.txt');
+  if (existsSync(path) && statSync(path).size >= MIN_BYTES) return path;
+  mkdirSync(join(tmpdir(), 'seam-ir-views-bench'), { recursive: true });
+  console.log(`generating ${path} with runners/python/gen_large_hlo.py (about a minute)`);
+  const run = spawnSync(join(repo, 'runners', '.venv', 'bin', 'python'), [join(repo, 'runners', 'python', 'gen_large_hlo.py'), path], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (run.status !== 0) throw new Error(`gen_large_hlo.py exited with ${run.status ?? run.signal}`);
+  return path;
+}
+
+/** Runs in the page: until the text, its highlighting and the analysis (outline) are there; returns ms since navigation. */
+const INTERACTIVE = `(() => {
+  const line = document.querySelector('.cm-content .cm-line span[class]');
+  const outline = document.querySelector('nav[aria-label="Outline"] li');
+  return line && outline ? performance.now() : null;
+})()`;
+
+/** Runs in the page: scrolls the editor to the bottom, one step per frame; returns rAF intervals and frame work (ms). */
+const SCROLL = `new Promise((resolve) => {
+  const scroller = document.querySelector('.cm-scroller');
+  const intervals = [];
+  const work = [];
+  const channel = new MessageChannel();
+  let start = 0;
+  let last = 0;
+  channel.port1.onmessage = () => work.push(performance.now() - start);
+  const tick = (t) => {
+    start = performance.now();
+    if (last) intervals.push(t - last);
+    last = t;
+    if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return setTimeout(() => resolve([intervals, work]), 50);
+    scroller.scrollTop += ${STEP_PX};
+    channel.port2.postMessage(0);
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`;
+
+/** Runs in the page: moves the pointer over two jaxpr equations in turn; per move, ms until the StableHLO pane's highlight changed. */
+const HOVER = `(async () => {
+  const pane = (t) => document.querySelector('[aria-label="Pane: ' + t + '"]');
+  const j = pane('mlp.jaxpr');
+  const s = pane('mlp.stablehlo');
+  const lineWith = (root, text) => [...root.querySelectorAll('.cm-line')].find((l) => l.textContent.includes(text));
+  const linked = () => [...s.querySelectorAll('.cm-line.cm-ir-linked')].map((l) => l.textContent).join('\\n');
+  const out = [];
+  for (let i = 0; i < ${HOVERS}; i++) {
+    const target = lineWith(j, i % 2 ? '= reduce_sum[' : '= dot_general[');
+    const r = target.getBoundingClientRect();
+    const before = linked();
+    await new Promise((res) => setTimeout(res, 30));
+    const t0 = performance.now();
+    target.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, clientX: r.left + 20, clientY: r.top + r.height / 2 }));
+    await new Promise((res) => {
+      const check = () => (linked() !== before ? res() : requestAnimationFrame(check));
+      requestAnimationFrame(check);
+    });
+    out.push(performance.now() - t0);
+  }
+  return out;
+})()`;
+
+const path = ensureDump();
+const text = readFileSync(path, 'utf8');
+const server = await startWebServer();
+const browser = await launchBrowser();
+try {
+  const room = await createRoom(server, 'bench: IR views');
+  const t = performance.now();
+  await uploadDump(server.url, room.id, room.tokens.owner, 'large.hlo-opt', text);
+  const ingest = performance.now() - t;
+  await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('jaxpr.txt'));
+  await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.stablehlo', fixture('stablehlo-debug.mlir'));
+
+  const tti: number[] = [];
+  const intervals: number[] = [];
+  const work: number[] = [];
+  const hovers: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const context = await personContext(browser, `Bo${run}`);
+    const page = await context.newPage();
+    await page.goto(room.links.viewer);
+    const handle = await page.waitForFunction(INTERACTIVE, undefined, { timeout: 120_000, polling: 'raf' });
+    tti.push((await handle.jsonValue()) as number);
+    const [i, w] = (await page.evaluate(SCROLL)) as [number[], number[]];
+    intervals.push(...i);
+    work.push(...w);
+    await page.getByRole('button', { name: 'Split view' }).click();
+    for (const title of ['mlp.jaxpr', 'mlp.stablehlo', 'large.hlo-opt']) await page.locator(`[aria-label="Pane: ${title}"] .cm-line`).first().waitFor({ timeout: 60_000 });
+    await page.locator('[aria-label="Pane: mlp.jaxpr"] .cm-line', { hasText: '= dot_general[' }).waitFor();
+    await page.waitForTimeout(500);
+    hovers.push(...((await page.evaluate(HOVER)) as number[]));
+    await context.close();
+  }
+  console.log(`dump: ${path}, ${(text.length / 1e6).toFixed(1)} MB, ${text.split('\n').length.toLocaleString('en-US')} lines; upload and index ${(ingest / 1000).toFixed(1)} s`);
+  const row = (name: string, v: number[], goal: number) => [name, v.length, quantile(v, 0.5), quantile(v, 0.95), Math.max(...v), goal, quantile(v, 0.95) / goal];
+  printTable('IR views on a 20 MB optimized HLO dump, 3 runs (ms)', ['measure', 'n', 'p50', 'p95', 'max', 'goal', 'p95 / goal'], [
+    row('time to interactive (text, highlighting, outline)', tti, 2000),
+    row('scroll: rAF interval', intervals, 16.7),
+    row('scroll: frame work', work, 16.7),
+    row('hover to highlight, three panes', hovers, 50),
+  ]);
+  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
+} finally {
+  await browser.close();
+  await server.close();
+}
