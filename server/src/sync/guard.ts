@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { mayWrite, SettingKey, RoomKey, type Role } from '@seam/shared/model';
 import { RefusalCode } from '@seam/shared/protocol';
+import { readUpdateHeaders, StructKind, type StructHeader, type StructId } from './update-headers';
 
 /** The verdict on one incoming update. `noop` updates carry nothing new for this document. */
 export type Verdict =
@@ -9,8 +10,6 @@ export type Verdict =
 
 /** Sentinel root for content whose parent the document has garbage-collected: it integrates as garbage. */
 const GARBAGE = '\0gc';
-
-type Struct = Y.Item | Y.GC | Y.Skip;
 
 /** The root key of an integrated item of `doc`, or undefined when it cannot be found. */
 function rootOfIntegrated(item: Y.Item): string | undefined {
@@ -28,38 +27,39 @@ function rootOfIntegrated(item: Y.Item): string | undefined {
  * Decides whether a connection with `role` may apply `update` to `doc`: finds the root key of every
  * new struct (by parent name, parent ID or origin, within the document or the update itself) and of
  * every live item it deletes, and refuses the whole update if any key is not writable by the role,
- * if a parent is unknown, or if it depends on structs the document lacks (a gap). Throws when the
- * update cannot be decoded: the caller treats that as a malformed message.
+ * if a parent is unknown, or if it depends on structs the document lacks (a gap). Reads only the
+ * structs' headers (`readUpdateHeaders`), not their content. Throws when the update cannot be
+ * decoded: the caller treats that as a malformed message.
  */
 export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict {
-  const { structs, ds } = Y.decodeUpdate(update);
+  const { structs, ds } = readUpdateHeaders(update);
   const store = doc.store;
-  const fresh: Struct[] = [];
+  const fresh: StructHeader[] = [];
   const clients = new Set<number>();
-  for (const s of structs as Struct[]) {
+  for (const s of structs) {
     const state = Y.getState(store, s.id.client);
     if (s.id.clock + s.length <= state) continue;
-    if (s instanceof Y.Skip) return { ok: false, reason: RefusalCode.gap };
+    if (s.kind === StructKind.skip) return { ok: false, reason: RefusalCode.gap };
     const prev = fresh.at(-1);
     const contiguous = prev && prev.id.client === s.id.client ? prev.id.clock + prev.length === s.id.clock : s.id.clock <= state;
     if (!contiguous) return { ok: false, reason: RefusalCode.gap };
     fresh.push(s);
     clients.add(s.id.client);
   }
-  const byClient = new Map<number, Struct[]>();
+  const byClient = new Map<number, StructHeader[]>();
   for (const s of fresh) {
     const list = byClient.get(s.id.client) ?? [];
     list.push(s);
     byClient.set(s.id.client, list);
   }
-  const findFresh = (id: Y.ID): Struct | undefined => {
+  const findFresh = (id: StructId): StructHeader | undefined => {
     const list = byClient.get(id.client);
     if (!list) return undefined;
     let lo = 0;
     let hi = list.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const s = list[mid] as Struct;
+      const s = list[mid] as StructHeader;
       if (id.clock < s.id.clock) hi = mid - 1;
       else if (id.clock >= s.id.clock + s.length) lo = mid + 1;
       else return s;
@@ -67,24 +67,24 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
     return undefined;
   };
 
-  const memo = new Map<Struct, string | undefined>();
-  const rootOfId = (id: Y.ID, depth: number): string | undefined => {
+  const memo = new Map<StructHeader, string | undefined>();
+  const rootOfId = (id: StructId, depth: number): string | undefined => {
     if (id.clock < Y.getState(store, id.client)) {
-      const s = Y.getItem(store, id) as Y.Item | Y.GC;
+      const s = Y.getItem(store, Y.createID(id.client, id.clock)) as Y.Item | Y.GC;
       return s instanceof Y.GC ? GARBAGE : rootOfIntegrated(s);
     }
     const s = findFresh(id);
     return s ? rootOf(s, depth + 1) : undefined;
   };
-  const rootOf = (s: Struct, depth: number): string | undefined => {
+  const rootOf = (s: StructHeader, depth: number): string | undefined => {
     if (memo.has(s)) return memo.get(s);
     if (depth > 10_000) return undefined;
     let root: string | undefined;
-    if (s instanceof Y.GC) root = GARBAGE;
-    else if (s instanceof Y.Item) {
-      const parent = s.parent as unknown;
+    if (s.kind === StructKind.gc) root = GARBAGE;
+    else if (s.kind === StructKind.item) {
+      const parent = s.parent;
       if (typeof parent === 'string') root = parent;
-      else if (parent instanceof Y.ID) root = rootOfId(parent, depth);
+      else if (parent) root = rootOfId(parent, depth);
       else if (s.origin) root = rootOfId(s.origin, depth);
       else if (s.rightOrigin) root = rootOfId(s.rightOrigin, depth);
     }
@@ -101,7 +101,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict
   }
 
   let deletes = false;
-  for (const [client, ranges] of ds.clients) {
+  for (const [client, ranges] of ds) {
     const state = Y.getState(store, client);
     const structsOf = store.clients.get(client);
     for (const { clock, len } of ranges) {
