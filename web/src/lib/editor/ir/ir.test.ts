@@ -40,6 +40,17 @@ describe('IR hover', () => {
     expect(facts?.lines).toContain('contracting [1] x [0]');
   });
 
+  it('decodes dot_general in jaxpr and HLO too', () => {
+    const jaxpr = fixture('mlp/jaxpr.txt');
+    const j = lineOf(jaxpr, 'dot_general[');
+    expect(hoverFacts(buildLookup(analyze(jaxpr, 'jaxpr').index), j.line, j.at + 2)?.lines).toContain('dot_general ij,jk->ik');
+    const hlo = fixture('attention/hlo-opt.txt');
+    const h = lineOf(hlo, '%dot_general.2 = ');
+    const facts = hoverFacts(buildLookup(analyze(hlo, 'hlo-opt').index), h.line, h.at + 3);
+    expect(facts?.lines).toContain('dot_general ij,kj->ik');
+    expect(facts?.lines).toContain('lhs 8192×128 · rhs 8192×128');
+  });
+
   it('shows a shape in bytes in every dialect', () => {
     expect(shapeAt('  %d = bf16[8192,8192]{1,0} fusion(%a)', 0, 10)).toMatchObject({ bytes: 134_217_728, text: 'bf16[8192,8192]{1,0}' });
     expect(shapeAt('(tensor<16x32xf32>, x)', 0, 5)?.bytes).toBe(2048);
