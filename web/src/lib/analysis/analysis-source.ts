@@ -1,66 +1,76 @@
-import type { Analysis } from '@seam/shared/ir';
 import type { DocumentKind } from '@seam/shared/model';
-import type { AnalyzeRequest } from './analysis.worker';
+import type { LinkResult, ViewAnalysis, WorkerReply, WorkerRequest } from './worker-protocol';
 
 /** Kinds the IR core indexes; others get no analysis. */
 export const ANALYZED_KINDS: ReadonlySet<DocumentKind> = new Set(['jaxpr', 'stablehlo', 'hlo', 'hlo-opt']);
 
+type Ok = Extract<WorkerReply, { ok: true }>;
+/** A request without its id, which `ask` assigns. */
+type Ask = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
 /**
- * Where a document's analysis comes from: the index the server stored at ingest (one HTTP request,
- * cached by the browser since it is immutable), or, for texts the server has not indexed, the IR
- * core in a Web Worker. Each document is analyzed once per session.
+ * Where a document's analysis comes from: the index the server stored at ingest, or, for texts the
+ * server has not indexed, the IR core. Both run in one Web Worker, which fetches and parses the
+ * stored JSON (68 MB for a 25 MB HLO dump) and posts back only what the views need (see
+ * `ViewAnalysis`); the main thread never parses it. Each document is analyzed once per session.
  */
 export class AnalysisSource {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, (a: Analysis) => void>();
-  private readonly cache = new Map<string, Promise<Analysis>>();
+  private readonly pending = new Map<number, { resolve: (r: Ok) => void; reject: (e: Error) => void }>();
+  private readonly cache = new Map<string, Promise<ViewAnalysis>>();
 
   constructor(
     private readonly base: string,
     private readonly roomId: string,
     private readonly token: string,
-    private readonly fetcher: typeof fetch = (...a) => fetch(...a),
   ) {}
 
-  /** The stored analysis of a dump; falls back to the worker when the server has none for it. */
-  forDocument(docId: string, kind: DocumentKind, text: () => string | null): Promise<Analysis> {
+  /** The stored analysis of a dump; falls back to analyzing its text when the server has none for it. */
+  forDocument(docId: string, kind: DocumentKind, text: () => string | null): Promise<ViewAnalysis> {
     const hit = this.cache.get(docId);
     if (hit) return hit;
-    const p = this.fetchStored(docId).then((a) => {
-      if (a) return a;
+    const path = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(docId)}/analysis`;
+    const url = new URL(path, globalThis.location?.href).href;
+    const p = this.ask({ type: 'load', docId, url, token: this.token }).then((r) => {
+      if (r.view) return r.view;
       const t = text();
       if (t === null) throw new Error('the analysis is not available');
-      return this.inWorker(t, kind);
+      return this.analyzeText(docId, t, kind);
     });
     this.cache.set(docId, p);
     p.catch(() => this.cache.delete(docId));
     return p;
   }
 
-  private async fetchStored(docId: string): Promise<Analysis | null> {
-    const url = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(docId)}/analysis`;
-    const res = await this.fetcher(url, { headers: { Authorization: `Bearer ${this.token}` } });
-    if (res.status === 404) return null;
-    if (!res.ok) throw new Error(`analysis request answered ${res.status}`);
-    return (await res.json()) as Analysis;
+  /** Analyzes a text in the worker (notes, editable texts, or dumps the server could not index). */
+  async analyzeText(docId: string, text: string, kind: DocumentKind): Promise<ViewAnalysis> {
+    const r = await this.ask({ type: 'analyze', docId, text, kind });
+    if (!r.view) throw new Error('the worker answered without an analysis');
+    return r.view;
   }
 
-  /** Analyzes a text in the worker (notes, editable texts, or dumps the server could not index). */
-  inWorker(text: string, kind: DocumentKind): Promise<Analysis> {
+  /** Joins three documents already analyzed (by `forDocument`), in the worker that holds them. */
+  async link(jaxpr: string, stablehlo: string, hlo: string): Promise<LinkResult> {
+    const r = await this.ask({ type: 'link', jaxpr, stablehlo, hlo });
+    if (!r.link) throw new Error('the worker answered without a mapping');
+    return r.link;
+  }
+
+  private ask(req: Ask): Promise<Ok> {
     if (!this.worker) {
       this.worker = new Worker(new URL('./analysis.worker.ts', import.meta.url), { type: 'module' });
-      this.worker.onmessage = (e: MessageEvent<{ id: number; analysis: Analysis }>) => {
-        const done = this.pending.get(e.data.id);
+      this.worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+        const p = this.pending.get(e.data.id);
         this.pending.delete(e.data.id);
-        done?.(e.data.analysis);
+        if (e.data.ok) p?.resolve(e.data);
+        else p?.reject(new Error(e.data.message));
       };
     }
     const id = this.nextId++;
-    const req: AnalyzeRequest = { id, text, kind };
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.worker?.postMessage(req);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker?.postMessage({ ...req, id } as WorkerRequest);
     });
   }
 

@@ -14,7 +14,7 @@ describe('cross-layer counterparts', () => {
   const jaxpr = read('jaxpr.txt');
   const shlo = read('stablehlo-debug.mlir');
   const hlo = read('hlo-opt.txt');
-  const x = new CrossLayer(analyze(jaxpr, 'jaxpr'), analyze(shlo, 'stablehlo'), analyze(hlo, 'hlo-opt'), jaxpr);
+  const x = CrossLayer.of(analyze(jaxpr, 'jaxpr'), analyze(shlo, 'stablehlo'), analyze(hlo, 'hlo-opt'), jaxpr);
 
   it('joins the MLP dot_general equation, from any of its lines, to the StableHLO dot_general and the HLO that holds it', () => {
     const eq = lineNo(jaxpr, 'd:bf16[32,128] = dot_general[');

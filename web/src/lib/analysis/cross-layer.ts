@@ -1,5 +1,6 @@
-import { linkLayers, mappingToMarkdown, type Analysis, type MappingRow } from '@seam/shared/ir';
+import { linkLayers, mappingToMarkdown, type Analysis, type FusionInfo, type MappingRow } from '@seam/shared/ir';
 import type { DocumentKind } from '@seam/shared/model';
+import type { LinkResult } from './worker-protocol';
 
 /** The three layers a capture has. `hlo` covers HLO before or after optimization. */
 export type Layer = 'jaxpr' | 'stablehlo' | 'hlo';
@@ -26,10 +27,11 @@ export class CrossLayer {
   private readonly byLine: Record<Layer, Map<number, number[]>> = { jaxpr: new Map(), stablehlo: new Map(), hlo: new Map() };
   private readonly rowLines: Array<Record<Layer, number[]>> = [];
 
-  constructor(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis, jaxprText: string) {
-    this.rows = linkLayers(jaxpr, stablehlo, hlo);
-    const fusionLine = new Map(hlo.index.fusions.map((f) => [f.name.replace(/^%/, ''), f.line]));
-    const spanEnd = new Map(jaxpr.index.keys.map((k) => [k.line, k.to]));
+  /** The layers as linked (in the analysis worker), the HLO fusions, and the jaxpr text. */
+  constructor(link: LinkResult, hloFusions: readonly FusionInfo[], jaxprText: string) {
+    this.rows = link.rows;
+    const fusionLine = new Map(hloFusions.map((f) => [f.name.replace(/^%/, ''), f.line]));
+    const spanEnd = new Map(link.jaxprSpans);
     this.rows.forEach((r, i) => {
       const to = spanEnd.get(r.line);
       const last = to === undefined ? r.line : r.line + countNewlines(jaxprText, jaxprText.length ? offsetOfLine(jaxprText, r.line) : 0, to);
@@ -49,6 +51,12 @@ export class CrossLayer {
         }
       }
     });
+  }
+
+  /** Links three full analyses here (tests, and texts at hand); the views link in the worker. */
+  static of(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis, jaxprText: string): CrossLayer {
+    const jaxprSpans = jaxpr.index.keys.map((k) => [k.line, k.to] as const);
+    return new CrossLayer({ rows: linkLayers(jaxpr, stablehlo, hlo), jaxprSpans }, hlo.index.fusions, jaxprText);
   }
 
   /** The lines in every layer that belong with `line` of `layer` (empty lists when it maps to nothing). */

@@ -1,14 +1,14 @@
-import type { Analysis } from '@seam/shared/ir';
 import { buildExport, type DocumentMeta, type RoomExport } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
 import { CrossLayer, layerOf, type Layer } from '../analysis/cross-layer';
+import type { ViewAnalysis } from '../analysis/worker-protocol';
 import type { OpenText } from './documents.svelte';
 
 /** A document's analysis as the views see it. */
 export type AnalysisEntry =
   | { readonly state: 'loading' }
-  | { readonly state: 'ready'; readonly analysis: Analysis }
+  | { readonly state: 'ready'; readonly analysis: ViewAnalysis }
   | { readonly state: 'failed'; readonly message: string };
 
 /** A line someone points at in a pane: the local pointer, or the presenter's (through awareness). */
@@ -49,6 +49,8 @@ export class IrViewsState {
   /** Called when the local hovered line changes, to tell the room (presenters share it). */
   onHoverChange: (h: LineRef | null) => void = () => {};
   private readonly source: AnalysisSource;
+  /** The last three layers linked, under the key of their document ids. */
+  private linked = $state.raw<{ key: string; x: CrossLayer | null } | null>(null);
 
   constructor(
     private readonly api: RoomApi,
@@ -70,13 +72,16 @@ export class IrViewsState {
     if (!meta || !ANALYZED_KINDS.has(meta.kind) || this.analyses[docId]) return;
     this.analyses = { ...this.analyses, [docId]: { state: 'loading' } };
     this.source.forDocument(docId, meta.kind, text).then(
-      (analysis) => (this.analyses = { ...this.analyses, [docId]: { state: 'ready', analysis } }),
+      (analysis) => {
+        this.analyses = { ...this.analyses, [docId]: { state: 'ready', analysis } };
+        this.link();
+      },
       (e: unknown) => (this.analyses = { ...this.analyses, [docId]: { state: 'failed', message: e instanceof Error ? e.message : String(e) } }),
     );
   }
 
   /** The analysis of `docId` when it has arrived. */
-  analysisOf(docId: string | null): Analysis | null {
+  analysisOf(docId: string | null): ViewAnalysis | null {
     const e = docId ? this.analyses[docId] : undefined;
     return e?.state === 'ready' ? e.analysis : null;
   }
@@ -95,6 +100,7 @@ export class IrViewsState {
       (text) => {
         this.texts = { ...this.texts, [docId]: { state: 'ready', docId, text } };
         this.ensureAnalysis(docId);
+        this.link();
       },
       (e: unknown) => (this.texts = { ...this.texts, [docId]: { state: 'failed', docId, message: e instanceof Error ? e.message : String(e) } }),
     );
@@ -124,6 +130,7 @@ export class IrViewsState {
   setPanes(docIds: readonly string[]): void {
     this.panes = docIds.slice(0, MAX_PANES);
     for (const id of this.panes) this.ensureText(id);
+    this.link();
   }
 
   /** Replaces the document of pane `i`. */
@@ -149,17 +156,35 @@ export class IrViewsState {
     this.ensureText(l.jaxpr);
     this.ensureAnalysis(l.stablehlo);
     this.ensureAnalysis(l.hlo);
+    this.link();
   }
 
-  /** The three layers joined, once their analyses and the jaxpr text are in. */
-  readonly crossLayer = $derived.by((): CrossLayer | null => {
+  /**
+   * Links the three layers in the worker, once their analyses and the jaxpr text are in; called
+   * whenever one of them arrives or the panes change. Each set of documents is linked once.
+   */
+  private link(): void {
     const l = this.layerDocs;
-    if (!l) return null;
-    const j = this.analysisOf(l.jaxpr);
-    const s = this.analysisOf(l.stablehlo);
+    if (!l) return;
+    const key = `${l.jaxpr}/${l.stablehlo}/${l.hlo}`;
     const h = this.analysisOf(l.hlo);
     const text = this.textOf(l.jaxpr);
-    return j && s && h && text !== null ? new CrossLayer(j, s, h, text) : null;
+    if (this.linked?.key === key || !this.analysisOf(l.jaxpr) || !this.analysisOf(l.stablehlo) || !h || text === null) return;
+    this.linked = { key, x: null };
+    this.source.link(l.jaxpr, l.stablehlo, l.hlo).then(
+      (r) => {
+        if (this.linked?.key === key) this.linked = { key, x: new CrossLayer(r, h.index.fusions, text) };
+      },
+      () => {
+        if (this.linked?.key === key) this.linked = null;
+      },
+    );
+  }
+
+  /** The three layers joined, once linked (see `link`). */
+  readonly crossLayer = $derived.by((): CrossLayer | null => {
+    const l = this.layerDocs;
+    return l && this.linked?.key === `${l.jaxpr}/${l.stablehlo}/${l.hlo}` ? this.linked.x : null;
   });
 
   /** Why the mapping cannot be shown yet, or null when it can. */

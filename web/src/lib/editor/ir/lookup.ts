@@ -1,4 +1,19 @@
 import type { DotInfo, DumpIndex, FusionInfo, OutlineEntry, Span, SpillCandidate, ValueInfo } from '@seam/shared/ir';
+import { ValueTable, valueColumns, type ValueColumns } from './value-table';
+
+/**
+ * What the editor needs of a dump's index, as the analysis worker posts it: the index without its
+ * cross-layer keys (only the worker links layers), and with its values in columns.
+ */
+export interface ViewIndex extends Omit<DumpIndex, 'values' | 'keys'> {
+  readonly values: ValueColumns;
+}
+
+/** A full index in the editor's form (see `ViewIndex`). */
+export function toViewIndex(index: DumpIndex): ViewIndex {
+  const { kind, bytes, lines, outline, dots, fusions, spills } = index;
+  return { kind, bytes, lines, outline, dots, fusions, spills, values: valueColumns(index.values) };
+}
 
 /**
  * Lookups over one dump's index for the editor: values by name, computations by name, and the
@@ -6,8 +21,9 @@ import type { DotInfo, DumpIndex, FusionInfo, OutlineEntry, Span, SpillCandidate
  * Names are compared without their sigil: `%fusion.3`, `fusion.3` and `@main` → `fusion.3`, `main`.
  */
 export interface IrLookup {
-  readonly index: DumpIndex;
-  readonly values: ReadonlyMap<string, readonly ValueInfo[]>;
+  readonly index: ViewIndex;
+  /** Values by bare name, built on first use. */
+  readonly values: ValueTable;
   /** Computations, functions and (sub-)jaxprs, outermost first, by bare name. */
   readonly blocks: ReadonlyMap<string, OutlineEntry>;
   /** Every outline entry, flattened, sorted by `from`. */
@@ -30,15 +46,10 @@ function bySpan<T extends Span>(list: readonly T[]): T[] {
   return [...list].sort((a, b) => a.from - b.from || b.to - a.to);
 }
 
-/** Builds the lookups once per index. */
-export function buildLookup(index: DumpIndex): IrLookup {
-  const values = new Map<string, ValueInfo[]>();
-  for (const v of index.values) {
-    const k = bareName(v.name);
-    const list = values.get(k);
-    if (list) list.push(v);
-    else values.set(k, [v]);
-  }
+/** Builds the lookups once per index; values are indexed by name only when first asked for. */
+export function buildLookup(full: DumpIndex | ViewIndex): IrLookup {
+  const index = 'keys' in full ? toViewIndex(full) : full;
+  const values = new ValueTable(index.values, bareName);
   const blocks = new Map<string, OutlineEntry>();
   const scopes: OutlineEntry[] = [];
   const walk = (entries: readonly OutlineEntry[]) => {

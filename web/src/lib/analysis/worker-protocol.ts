@@ -1,0 +1,32 @@
+import type { Diagnostic, MappingRow } from '@seam/shared/ir';
+import type { DocumentKind } from '@seam/shared/model';
+import type { ViewIndex } from '../editor/ir/lookup';
+
+/** A document's analysis as the views receive it from the worker (the full one stays there). */
+export interface ViewAnalysis {
+  readonly index: ViewIndex;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** What linking three layers gives the main thread: the mapping rows and the span end of each jaxpr equation. */
+export interface LinkResult {
+  readonly rows: readonly MappingRow[];
+  /** `[line, to]` of each jaxpr cross-layer key: the lines an equation spans. */
+  readonly jaxprSpans: ReadonlyArray<readonly [number, number]>;
+}
+
+/**
+ * Requests to the analysis worker, each answered once under its `id`:
+ * - `load`: fetch and parse the stored index of `docId` (answered `missing` when the server has none);
+ * - `analyze`: run the IR core on `text` (a dump the server has not indexed);
+ * - `link`: join the three layers already loaded in the worker.
+ */
+export type WorkerRequest =
+  | { readonly type: 'load'; readonly id: number; readonly docId: string; readonly url: string; readonly token: string }
+  | { readonly type: 'analyze'; readonly id: number; readonly docId: string; readonly text: string; readonly kind: DocumentKind }
+  | { readonly type: 'link'; readonly id: number; readonly jaxpr: string; readonly stablehlo: string; readonly hlo: string };
+
+/** The worker's answer to one request. */
+export type WorkerReply =
+  | { readonly id: number; readonly ok: true; readonly view?: ViewAnalysis; readonly missing?: true; readonly link?: LinkResult }
+  | { readonly id: number; readonly ok: false; readonly message: string };
