@@ -17,12 +17,43 @@ function markFor(style: string): Decoration {
   return m;
 }
 
+/** Lines whose tokens are kept; past this the cache starts over (a long scroll through a big dump). */
+const MAX_CACHED = 20_000;
+
 /**
- * Tokenizes the lines in view with a stream parser and marks each token with classes: nothing is
- * parsed outside the viewport, so a 20 MB dump costs what its visible lines cost. Each visible
+ * Tokens of each line tokenized so far, by line start: `[from, to, style, …]` relative to the line.
+ * A dump never changes, so a line is tokenized once however often it scrolls back into view.
+ */
+class TokenCache<S> {
+  private lines = new Map<number, Array<number | string>>();
+  constructor(private readonly parser: StreamParser<S>) {}
+
+  /** The tokens of `text` (the line at `from`), tokenizing with `state` the first time. */
+  tokens(from: number, text: string, tab: number, state: S): Array<number | string> {
+    const hit = this.lines.get(from);
+    if (hit) return hit;
+    if (this.lines.size >= MAX_CACHED) this.lines = new Map();
+    const out: Array<number | string> = [];
+    const line = text.length > MAX_LINE ? text.slice(0, MAX_LINE) : text;
+    const stream = new StringStream(line, tab, 2);
+    if (line.length === 0) this.parser.blankLine?.(state, 2);
+    while (!stream.eol()) {
+      const style = this.parser.token(stream, state);
+      if (stream.pos <= stream.start) stream.pos = stream.start + 1;
+      if (style) out.push(stream.start, stream.pos, style);
+      stream.start = stream.pos;
+    }
+    this.lines.set(from, out);
+    return out;
+  }
+}
+
+/**
+ * Marks the tokens of the lines in view: nothing is parsed outside the viewport, so a 20 MB dump
+ * costs what its visible lines cost, and a line already seen costs only its marks. Each visible
  * range starts from a fresh parser state at its first line; IR lines stand mostly alone.
  */
-function build<S>(view: EditorView, parser: StreamParser<S>): DecorationSet {
+function build<S>(view: EditorView, parser: StreamParser<S>, cache: TokenCache<S>): DecorationSet {
   const b = new RangeSetBuilder<Decoration>();
   const doc = view.state.doc;
   const tab = view.state.tabSize;
@@ -32,36 +63,28 @@ function build<S>(view: EditorView, parser: StreamParser<S>): DecorationSet {
     const state = parser.startState ? parser.startState(2) : ({} as S);
     for (let pos = Math.max(r.from, done + 1); pos <= r.to; ) {
       const line = doc.lineAt(pos);
-      if (line.from <= done) {
-        pos = line.to + 1;
-        continue;
-      }
-      done = line.to;
-      const text = line.text.length > MAX_LINE ? line.text.slice(0, MAX_LINE) : line.text;
-      const stream = new StringStream(text, tab, 2);
-      if (text.length === 0) parser.blankLine?.(state, 2);
-      while (!stream.eol()) {
-        const style = parser.token(stream, state);
-        if (stream.pos <= stream.start) stream.pos = stream.start + 1;
-        if (style) b.add(line.from + stream.start, line.from + stream.pos, markFor(style));
-        stream.start = stream.pos;
-      }
       pos = line.to + 1;
+      if (line.from <= done) continue;
+      done = line.to;
+      const t = cache.tokens(line.from, line.text, tab, state);
+      for (let i = 0; i < t.length; i += 3) b.add(line.from + (t[i] as number), line.from + (t[i + 1] as number), markFor(t[i + 2] as string));
     }
   }
   return b.finish();
 }
 
-/** Highlighting of the visible lines by `parser` (see `build`). */
+/** Highlighting of the visible lines by `parser` (see `build`), tokens cached per line until the text changes. */
 export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
   return ViewPlugin.fromClass(
     class {
       decorations: DecorationSet;
+      cache = new TokenCache(parser);
       constructor(view: EditorView) {
-        this.decorations = build(view, parser);
+        this.decorations = build(view, parser, this.cache);
       }
       update(u: ViewUpdate) {
-        if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser);
+        if (u.docChanged) this.cache = new TokenCache(parser);
+        if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser, this.cache);
       }
     },
     { decorations: (p) => p.decorations },
