@@ -5,14 +5,22 @@ import { Decoration, EditorView, ViewPlugin, type DecorationSet, type ViewUpdate
 /** Longest line tokenized; the rest of a longer line is left plain (HLO lines with huge constants). */
 const MAX_LINE = 10_000;
 
-const marks = new Map<string, Decoration>();
+/** Token styles the theme colours (see `irHighlightTheme`); others (punctuation, operators, plain names) get no mark. */
+const COLOURED = new Set(['keyword', 'typeName', 'variableName', 'definition', 'function', 'labelName', 'propertyName', 'number', 'string', 'comment', 'lineComment', 'meta']);
 
-/** `variableName.definition` → `cm-ir-t-variableName cm-ir-t-definition`, one decoration per style. */
-function markFor(style: string): Decoration {
+const marks = new Map<string, Decoration | null>();
+
+/**
+ * `variableName.definition` → `cm-ir-t-variableName cm-ir-t-definition`, one decoration per style;
+ * null for a style no rule colours, so that no span is drawn for it (fewer DOM nodes per line).
+ */
+function markFor(style: string): Decoration | null {
   let m = marks.get(style);
-  if (!m) {
-    const cls = style.split(/[\s.]+/).filter(Boolean).map((s) => `cm-ir-t-${s}`).join(' ');
-    marks.set(style, (m = Decoration.mark({ class: cls })));
+  if (m === undefined) {
+    const names = style.split(/[\s.]+/).filter(Boolean);
+    const cls = names.map((s) => `cm-ir-t-${s}`).join(' ');
+    m = names.some((n) => COLOURED.has(n)) ? Decoration.mark({ class: cls }) : null;
+    marks.set(style, m);
   }
   return m;
 }
@@ -21,7 +29,7 @@ function markFor(style: string): Decoration {
 const MAX_CACHED = 20_000;
 
 /**
- * Tokens of each line tokenized so far, by line start: `[from, to, style, …]` relative to the line.
+ * Coloured tokens of each line tokenized so far, by line start: `[from, to, style, …]` relative to the line.
  * A dump never changes, so a line is tokenized once however often it scrolls back into view.
  */
 class TokenCache<S> {
@@ -40,7 +48,10 @@ class TokenCache<S> {
     while (!stream.eol()) {
       const style = this.parser.token(stream, state);
       if (stream.pos <= stream.start) stream.pos = stream.start + 1;
-      if (style) out.push(stream.start, stream.pos, style);
+      const n = out.length;
+      // Adjacent tokens of one style share a mark: `tensor<` `16x32xf32` `>` is one span.
+      if (style && markFor(style) && n > 0 && out[n - 2] === stream.start && out[n - 1] === style) out[n - 2] = stream.pos;
+      else if (style && markFor(style)) out.push(stream.start, stream.pos, style);
       stream.start = stream.pos;
     }
     this.lines.set(from, out);
@@ -67,7 +78,7 @@ function build<S>(view: EditorView, parser: StreamParser<S>, cache: TokenCache<S
       if (line.from <= done) continue;
       done = line.to;
       const t = cache.tokens(line.from, line.text, tab, state);
-      for (let i = 0; i < t.length; i += 3) b.add(line.from + (t[i] as number), line.from + (t[i + 1] as number), markFor(t[i + 2] as string));
+      for (let i = 0; i < t.length; i += 3) b.add(line.from + (t[i] as number), line.from + (t[i + 1] as number), markFor(t[i + 2] as string) as Decoration);
     }
   }
   return b.finish();
