@@ -38,6 +38,13 @@ const INTERACTIVE = `(() => {
   return line && outline ? performance.now() : null;
 })()`;
 
+/** Runs before the app: records long tasks (main-thread work over 50 ms) as [start, duration]. */
+const LONG_TASKS = `window.__longTasks = [];
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });`;
+
+/** Runs in the page: the long tasks so far, and forgets them. */
+const TAKE_LONG_TASKS = `(() => { const t = window.__longTasks; window.__longTasks = []; return t; })()`;
+
 /** Runs in the page: scrolls the editor to the bottom, one step per frame; returns rAF intervals and frame work (ms). */
 const SCROLL = `new Promise((resolve) => {
   const scroller = document.querySelector('.cm-scroller');
@@ -94,20 +101,37 @@ try {
   const ingest = performance.now() - t;
   await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('jaxpr.txt'));
   await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.stablehlo', fixture('stablehlo-debug.mlir'));
+  // The same lines behind `> `, which no IR rule recognizes: a plain text, for the renderer's own floor.
+  await uploadDump(server.url, room.id, room.tokens.owner, 'large-plain.txt', text.replace(/^/gm, '> '));
 
   const tti: number[] = [];
   const intervals: number[] = [];
   const work: number[] = [];
   const hovers: number[] = [];
+  const longLoad: number[] = [];
+  const longScroll: number[] = [];
+  const plainIntervals: number[] = [];
+  const plainWork: number[] = [];
   for (let run = 0; run < 3; run++) {
     const context = await personContext(browser, `Bo${run}`);
+    await context.addInitScript(LONG_TASKS);
     const page = await context.newPage();
     await page.goto(room.links.viewer);
     const handle = await page.waitForFunction(INTERACTIVE, undefined, { timeout: 120_000, polling: 'raf' });
     tti.push((await handle.jsonValue()) as number);
+    longLoad.push(...((await page.evaluate(TAKE_LONG_TASKS)) as Array<[number, number]>).map(([, d]) => d));
     const [i, w] = (await page.evaluate(SCROLL)) as [number[], number[]];
     intervals.push(...i);
     work.push(...w);
+    longScroll.push(...((await page.evaluate(TAKE_LONG_TASKS)) as Array<[number, number]>).map(([, d]) => d));
+    await page.getByRole('button', { name: /large-plain\.txt/ }).click();
+    await page.locator('.cm-content .cm-line', { hasText: '> HloModule' }).first().waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(500);
+    const [pi, pw] = (await page.evaluate(SCROLL)) as [number[], number[]];
+    plainIntervals.push(...pi);
+    plainWork.push(...pw);
+    await page.getByRole('button', { name: /large\.hlo-opt/ }).click();
+    await page.locator('.cm-content .cm-line', { hasText: 'HloModule' }).first().waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Split view' }).click();
     for (const title of ['mlp.jaxpr', 'mlp.stablehlo', 'large.hlo-opt']) await page.locator(`[aria-label="Pane: ${title}"] .cm-line`).first().waitFor({ timeout: 60_000 });
     await page.locator('[aria-label="Pane: mlp.jaxpr"] .cm-line', { hasText: '= dot_general[' }).waitFor();
@@ -121,8 +145,13 @@ try {
     row('time to interactive (text, highlighting, outline)', tti, 2000),
     row('scroll: rAF interval', intervals, 16.7),
     row('scroll: frame work', work, 16.7),
+    row('plain text scroll (no IR): rAF interval', plainIntervals, 16.7),
+    row('plain text scroll (no IR): frame work', plainWork, 16.7),
     row('hover to highlight, three panes', hovers, 50),
   ]);
+  const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
+  console.log(`long tasks until interactive: ${longLoad.length} in 3 runs, ${sum(longLoad)} ms in all, longest ${Math.round(Math.max(0, ...longLoad))} ms`);
+  console.log(`long tasks while scrolling the IR dump: ${longScroll.length} in 3 runs, ${sum(longScroll)} ms in all, longest ${Math.round(Math.max(0, ...longScroll))} ms`);
   console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
 } finally {
   await browser.close();
