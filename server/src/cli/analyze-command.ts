@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { analyze, type Analysis, type Diagnostic, type OutlineEntry } from '@seam/shared/ir';
-import { columns, formatBytes } from './format';
+import { formatBytes } from '@seam/shared/model';
+import { columns } from './format';
 
 /** Where a command writes: stdout and stderr lines. */
 export interface Output {
