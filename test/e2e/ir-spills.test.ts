@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { readFileSync } from 'node:fs';
+import { analyze } from '@seam/shared/ir';
 import type { Annotation } from '@seam/shared/model';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { addDocument, fixture } from './ir-kit';
+import { addDocument, fixture, lineOf } from './ir-kit';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 // The naive-attention score matrix as the compiled dump writes it: S×S f32 out of the fusion that computes exp(QKᵀ).
@@ -76,6 +77,40 @@ describe('spills of naive attention in the browser', () => {
     const fromUi = readFileSync((await download.path())!, 'utf8');
     const withoutStamp = (s: string) => s.replace(/^Exported .*$/m, '');
     expect(withoutStamp(fromUi)).toBe(withoutStamp(md));
+    expect(errors).toEqual([]);
+  });
+
+  it('marks the fusion with the most fused ops as a fusion, anchored on its instruction line, which another person sees and the export lists', async () => {
+    const fusions = analyze(DUMP, 'hlo-opt').index.fusions;
+    const f = fusions.reduce((best, x) => (x.fusedOps > best.fusedOps ? x : best), fusions[0]!);
+    expect(f.fusedOps, 'attention fuses more than one op somewhere').toBeGreaterThan(1);
+    const line = lineOf(DUMP, `%${f.name} = `);
+    const lineText = DUMP.split('\n')[line - 1]!;
+    expect(lineText).toMatch(new RegExp(`fusion\\(.*kind=${f.kind}, calls=%${f.calls.replace(/\./g, '\\.')}\\b`));
+
+    await ada.page.getByRole('tab', { name: 'Spills' }).click();
+    const row = ada.page.getByRole('table', { name: 'Fusions' }).getByRole('row').filter({ has: ada.page.getByRole('button', { name: f.name, exact: true }) });
+    await row.getByRole('button', { name: 'Mark as fusion' }).click();
+
+    const body = `${f.kind} fusion of ${f.fusedOps} ops`;
+    const boPanel = bo.page.getByRole('region', { name: 'Annotations' });
+    await expect.poll(async () => (await boPanel.textContent()) ?? '', { timeout: 15_000 }).toContain(body);
+    await boPanel.getByRole('article', { name: 'fusion by Ada' }).getByRole('button', { name: 'Go to range' }).click();
+    const boLine = bo.page.locator('.cm-line', { has: bo.page.locator('.cm-ann.cm-ann-fusion') });
+    await expect.poll(async () => (await boLine.first().textContent()) ?? '').toContain(`%${f.name} = `);
+
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+    const a = ((await res.json()) as { annotations: Annotation[] }).annotations.find((x) => x.kind === 'fusion');
+    expect(a).toMatchObject({ kind: 'fusion', instruction: f.name, bytes: f.outputBytes, author: { name: 'Ada' } });
+    expect(a!.body).toContain(body);
+    expect(DUMP.slice(0, a!.from).split('\n').length, 'anchored on the fusion instruction line').toBe(line);
+    expect(lineText).toContain(a!.quote.exact);
+    expect(a!.quote.exact).toContain(`%${f.name} = `);
+
+    const md = await (await fetch(`${server.url}/api/rooms/${room.id}/export.md`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).text();
+    expect(md).toContain(`### **fusion** · \`${f.name}\` · `);
+    expect(md).toContain(`attention.hlo-opt.txt, line ${line} — Ada`);
+    expect(md).toContain(`> ${body}`);
     expect(errors).toEqual([]);
   });
 });
