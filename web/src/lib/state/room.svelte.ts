@@ -57,6 +57,8 @@ export class RoomState {
   readonly isOwner = $derived(this.role === 'owner');
   readonly save: SaveState = $derived(saveState({ ...this.status, online: this.online }, this.status.waiting));
   readonly presenting = $derived(this.presenter !== null && this.session !== null && this.presenter.clientId === this.session.doc.clientID);
+  /** The local person as the room sees them; `setIdentity` changes it. */
+  me = $state<Identity>({ id: '', name: '', color: '' });
   readonly followTarget = $derived(this.following && this.presenter && !this.presenting ? this.presenterView : null);
 
   constructor(
@@ -64,9 +66,27 @@ export class RoomState {
     private readonly wsBase: string,
     readonly roomId: string,
     readonly token: string,
-    readonly me: Identity,
+    me: Identity,
   ) {
+    this.me = me;
     this.docs = new DocumentsState(api, roomId, token);
+  }
+
+  /**
+   * Takes a new name and colour for this person: presence is republished at once and later
+   * annotations and replies carry it; annotations already written keep their recorded author.
+   */
+  setIdentity(next: Identity): void {
+    this.me = next;
+    this.publish({});
+    const s = this.session;
+    if (!s || !this.presenting) return;
+    // Followers' banner reads the presenter's name from the room document, not from presence.
+    const m = s.doc.getMap<unknown>(RoomKey.presenter);
+    s.doc.transact(() => {
+      m.set('name', next.name);
+      m.set('color', next.color);
+    });
   }
 
   /** Loads the room over HTTP, then connects; a bad link ends in `error`. */
