@@ -1,21 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import type { TestServer } from '../helpers/server';
 
 /** A real-JAX fixture dump, e.g. `fixture('mlp', 'jaxpr.txt')`. */
 export function fixture(program: string, file: string): string {
   return readFileSync(new URL(`../fixtures/ir/${program}/${file}`, import.meta.url), 'utf8');
-}
-
-/** Adds a dump to a room over the API, as an upload would; returns its id. */
-export async function addDocument(server: TestServer, roomId: string, token: string, title: string, text: string): Promise<string> {
-  const res = await fetch(`${server.url}/api/rooms/${roomId}/documents`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ title, text }),
-  });
-  if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { id: string }).id;
 }
 
 /** Opens a document from the room's document list and waits for a line of its text. */

@@ -1,35 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import { analyze } from '@seam/shared/ir';
 import type { Annotation } from '@seam/shared/model';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { addDocument, fixture, lineOf } from './ir-kit';
+import type { Person } from '../helpers/browser';
+import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+import type { CreatedRoom, TestServer } from '../helpers/server';
+import { fixture, lineOf } from './ir-kit';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 // The naive-attention score matrix as the compiled dump writes it: S×S f32 out of the fusion that computes exp(QKᵀ).
 const SCORE = /^[ \t]*(?:ROOT\s+)?%?([\w.\-]+) = (f32\[8192,8192\]\{1,0\}) fusion\([^\n]*op_name="[^"\n]*\/exp"[^\n]*$/m;
 
 let server: TestServer;
-let browser: Browser;
+let lab: DumpRoom;
 let room: CreatedRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'Naive attention lab');
-  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt.txt', DUMP);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).first().waitFor();
+  lab = await openDumpRoom({ roomTitle: 'Naive attention lab', dumpTitle: 'attention.hlo-opt.txt', dump: DUMP, lineText: 'HloModule jit_attention' }, errors);
+  ({ server, room, ada, bo } = lab);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await lab?.close();
 });
 
 describe('spills of naive attention in the browser', () => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { analyze } from '@seam/shared/ir';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { addDocument, fixture, openDocument } from './ir-kit';
+import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { fixture, openDocument } from './ir-kit';
 
 const JAXPR = fixture('mlp', 'jaxpr.txt');
 const SHLO = fixture('mlp', 'stablehlo-debug.mlir');

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { annotateLine } from '../helpers/dump-room';
-import { addDocument, createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
+import type { Person } from '../helpers/browser';
+import { annotateLine, openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+import { listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
 import { fixture } from './ir-kit';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 const LINE = '%convert.50 = bf16[8192,8192]{1,0} convert(%param_1.3)';
 
 let server: TestServer;
-let browser: Browser;
+let lab: DumpRoom;
 let room: CreatedRoom;
 let ada: Person;
 let bo: Person;
@@ -22,17 +21,12 @@ function rgb(hex: string): string {
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'Identity lab');
-  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo', DUMP);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).first().waitFor();
+  lab = await openDumpRoom({ roomTitle: 'Identity lab', dumpTitle: 'attention.hlo', dump: DUMP, lineText: 'HloModule jit_attention' }, errors);
+  ({ server, room, ada, bo } = lab);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await lab?.close();
 });
 
 describe('changing name and colour after the first visit', () => {
