@@ -4,8 +4,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, startWebServer } from '../helpers/browser';
-import { createRoom } from '../helpers/server';
-import { personContext, uploadDump } from './room-browser';
+import { addDocument, createRoom } from '../helpers/server';
+import { personContext, scrollToBottom } from './room-browser';
 import { printTable, quantile } from './table';
 
 /**
@@ -45,26 +45,6 @@ new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTa
 /** Runs in the page: the long tasks so far, and forgets them. */
 const TAKE_LONG_TASKS = `(() => { const t = window.__longTasks; window.__longTasks = []; return t; })()`;
 
-/** Runs in the page: scrolls the editor to the bottom, one step per frame; returns rAF intervals and frame work (ms). */
-const SCROLL = `new Promise((resolve) => {
-  const scroller = document.querySelector('.cm-scroller');
-  const intervals = [];
-  const work = [];
-  const channel = new MessageChannel();
-  let start = 0;
-  let last = 0;
-  channel.port1.onmessage = () => work.push(performance.now() - start);
-  const tick = (t) => {
-    start = performance.now();
-    if (last) intervals.push(t - last);
-    last = t;
-    if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return setTimeout(() => resolve([intervals, work]), 50);
-    scroller.scrollTop += ${STEP_PX};
-    channel.port2.postMessage(0);
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
 
 /** Runs in the page: moves the pointer over two jaxpr equations in turn; per move, ms until the StableHLO pane's highlight changed. */
 const HOVER = `(async () => {
@@ -97,12 +77,12 @@ const browser = await launchBrowser();
 try {
   const room = await createRoom(server, 'bench: IR views');
   const t = performance.now();
-  await uploadDump(server.url, room.id, room.tokens.owner, 'large.hlo-opt', text);
+  await addDocument(server, room.id, room.tokens.owner, 'large.hlo-opt', text);
   const ingest = performance.now() - t;
-  await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('jaxpr.txt'));
-  await uploadDump(server.url, room.id, room.tokens.owner, 'mlp.stablehlo', fixture('stablehlo-debug.mlir'));
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('jaxpr.txt'));
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.stablehlo', fixture('stablehlo-debug.mlir'));
   // The same lines behind `> `, which no IR rule recognizes: a plain text, for the renderer's own floor.
-  await uploadDump(server.url, room.id, room.tokens.owner, 'large-plain.txt', text.replace(/^/gm, '> '));
+  await addDocument(server, room.id, room.tokens.owner, 'large-plain.txt', text.replace(/^/gm, '> '));
 
   const tti: number[] = [];
   const intervals: number[] = [];
@@ -120,14 +100,14 @@ try {
     const handle = await page.waitForFunction(INTERACTIVE, undefined, { timeout: 120_000, polling: 'raf' });
     tti.push((await handle.jsonValue()) as number);
     longLoad.push(...((await page.evaluate(TAKE_LONG_TASKS)) as Array<[number, number]>).map(([, d]) => d));
-    const [i, w] = (await page.evaluate(SCROLL)) as [number[], number[]];
+    const [i, w] = (await page.evaluate(scrollToBottom(STEP_PX))) as [number[], number[]];
     intervals.push(...i);
     work.push(...w);
     longScroll.push(...((await page.evaluate(TAKE_LONG_TASKS)) as Array<[number, number]>).map(([, d]) => d));
     await page.getByRole('button', { name: /large-plain\.txt/ }).click();
     await page.locator('.cm-content .cm-line', { hasText: '> HloModule' }).first().waitFor({ timeout: 60_000 });
     await page.waitForTimeout(500);
-    const [pi, pw] = (await page.evaluate(SCROLL)) as [number[], number[]];
+    const [pi, pw] = (await page.evaluate(scrollToBottom(STEP_PX))) as [number[], number[]];
     plainIntervals.push(...pi);
     plainWork.push(...pw);
     await page.getByRole('button', { name: /large\.hlo-opt/ }).click();

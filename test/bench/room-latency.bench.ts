@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
-import { createRoom } from '../helpers/server';
+import { addDocument, createRoom } from '../helpers/server';
 import { printTable, quantile } from './table';
-import { personContext, uploadDump } from './room-browser';
+import { personContext } from './room-browser';
 
 /**
  * Browser room, annotation latency between two people in headless Chromium: Bo marks a spill
@@ -19,7 +19,7 @@ const server = await startWebServer();
 const browser = await launchBrowser();
 try {
   const room = await createRoom(server, 'bench: latency');
-  await uploadDump(server.url, room.id, room.tokens.owner, 'attention.hlo', DUMP);
+  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo', DUMP);
   const ada = await (await personContext(browser, 'Ada')).newPage();
   const bo = await (await personContext(browser, 'Bo', '#d9480f')).newPage();
   await ada.goto(room.links.owner);

@@ -1,8 +1,8 @@
 import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
-import { createRoom } from '../helpers/server';
+import { addDocument, createRoom } from '../helpers/server';
 import { printTable, quantile } from './table';
-import { personContext, syntheticDump, uploadDump } from './room-browser';
+import { personContext, syntheticDump } from './room-browser';
 
 /**
  * Browser room, opening a 20 MB / 200,000-line dump in headless Chromium: time to first paint of
@@ -18,7 +18,7 @@ try {
   const text = syntheticDump(LINES);
   const room = await createRoom(server, 'bench: large dump');
   const t0 = performance.now();
-  await uploadDump(server.url, room.id, room.tokens.owner, 'big.hlo', text);
+  await addDocument(server, room.id, room.tokens.owner, 'big.hlo', text);
   console.log(`uploaded ${(text.length / 1e6).toFixed(1)} MB, ${LINES.toLocaleString('en-US')} lines in ${(performance.now() - t0).toFixed(0)} ms`);
 
   const open = async (): Promise<{ paint: number; interactive: number }> => {

@@ -2,10 +2,10 @@ import * as Y from 'yjs';
 import { addAnnotation, quoteOf, type Annotation } from '@seam/shared/model';
 import { loadavg } from 'node:os';
 import { launchBrowser, startWebServer } from '../helpers/browser';
-import { createRoom } from '../helpers/server';
+import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
 import { printTable, quantile } from './table';
-import { personContext, syntheticDump, uploadDump } from './room-browser';
+import { personContext, syntheticDump, scrollToBottom } from './room-browser';
 
 /**
  * Browser room, scrolling a 200,000-line dump with 5,000 annotations top to bottom in headless
@@ -18,34 +18,14 @@ const LINES = 200_000;
 const ANNOTATIONS = 5_000;
 const STEP_PX = 2_400;
 
-/** Runs in the page: scrolls to the bottom and returns [rAF interval, frame work] per frame. */
-const SCROLL = `new Promise((resolve) => {
-  const scroller = document.querySelector('.cm-scroller');
-  const intervals = [];
-  const work = [];
-  const channel = new MessageChannel();
-  let start = 0;
-  let last = 0;
-  channel.port1.onmessage = () => work.push(performance.now() - start);
-  const tick = (t) => {
-    start = performance.now();
-    if (last) intervals.push(t - last);
-    last = t;
-    if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return setTimeout(() => resolve([intervals, work]), 50);
-    scroller.scrollTop += ${STEP_PX};
-    channel.port2.postMessage(0);
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
 
 const server = await startWebServer();
 const browser = await launchBrowser();
 try {
   const text = syntheticDump(LINES);
   const room = await createRoom(server, 'bench: scroll');
-  await uploadDump(server.url, room.id, room.tokens.owner, 'plain.hlo', `${text}\n`);
-  const annotatedId = await uploadDump(server.url, room.id, room.tokens.owner, 'annotated.hlo', text);
+  await addDocument(server, room.id, room.tokens.owner, 'plain.hlo', `${text}\n`);
+  const annotatedId = await addDocument(server, room.id, room.tokens.owner, 'annotated.hlo', text);
 
   const client = connectClient(server, room.id, room.tokens.owner, { ack: true });
   await client.synced();
@@ -77,7 +57,7 @@ try {
     await page.getByRole('button', { name: new RegExp(title.replace('.', '\\.')) }).click();
     await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
     if (title === 'annotated.hlo') await page.locator('.cm-ann').first().waitFor();
-    const r = (await page.evaluate(SCROLL)) as [number[], number[]];
+    const r = (await page.evaluate(scrollToBottom(STEP_PX))) as [number[], number[]];
     await context.close();
     return r;
   };
