@@ -3,25 +3,14 @@ import { Ch, type Scanner } from './scanner';
 
 /** int_list := `{` (int (`,` int)*)? `}`, as in `lhs_contracting_dims={1}`. Reads through the group. */
 export function parseIntList(s: Scanner): number[] {
-  const out: number[] = [];
   if (!s.eat(Ch.lbrace)) {
     s.skipValue();
-    return out;
+    return [];
   }
-  for (;;) {
-    s.skipTrivia();
-    if (s.eat(Ch.rbrace)) return out;
+  return readListItems(s, () => {
     const n = s.integer();
-    if (n < 0) {
-      s.error(s.pos, s.pos + 1, "expected an integer or '}' in a list");
-      s.skipValue();
-      s.eat(Ch.rbrace);
-      return out;
-    }
-    out.push(n);
-    s.skipTrivia();
-    s.eat(Ch.comma);
-  }
+    return n < 0 ? undefined : n;
+  }, "expected an integer or '}' in a list");
 }
 
 /** name_list := `%name` | `{` (`%name` (`,` `%name`)*)? `}`, as in `calls=%f` or `branch_computations={%a, %b}`. */
@@ -32,18 +21,26 @@ export function parseNameList(s: Scanner): string[] {
     if (!one) s.skipValue();
     return one ? [one] : [];
   }
-  const out: string[] = [];
+  return readListItems(s, () => s.name() || undefined, "expected a computation name or '}'");
+}
+
+/**
+ * The items of a braced list after its `{`, through its `}`. An item `read` cannot read is
+ * reported with `expected`; the rest of the value is skipped and what was read so far returned.
+ */
+function readListItems<T>(s: Scanner, read: () => T | undefined, expected: string): T[] {
+  const out: T[] = [];
   for (;;) {
     s.skipTrivia();
     if (s.eat(Ch.rbrace)) return out;
-    const n = s.name();
-    if (!n) {
-      s.error(s.pos, s.pos + 1, "expected a computation name or '}'");
+    const item = read();
+    if (item === undefined) {
+      s.error(s.pos, s.pos + 1, expected);
       s.skipValue();
       s.eat(Ch.rbrace);
       return out;
     }
-    out.push(n);
+    out.push(item);
     s.skipTrivia();
     s.eat(Ch.comma);
   }
