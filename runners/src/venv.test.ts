@@ -1,8 +1,26 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_VENV, STAMP_FILE, VenvError, ensureVenv, readStamp, requirementsHash, venvPython } from './venv';
+import { LOCK_FILE, PROJECT_VENV, RUNNERS_DIR, STAMP_FILE, VenvError, ensureVenv, readStamp, requirementsHash, venvPython } from './venv';
+
+const VENV_MODULE = fileURLToPath(new URL('./venv.ts', import.meta.url));
+
+/** `ensureVenv` in a separate Node process: resolves with its progress lines and its status line. */
+function ensureVenvInChild(venvDir: string, requirements: string): Promise<{ code: number | null; lines: string[] }> {
+  const script = [
+    `const { ensureVenv } = await import(${JSON.stringify(VENV_MODULE)});`,
+    `const r = await ensureVenv({ venvDir: ${JSON.stringify(venvDir)}, requirements: ${JSON.stringify(requirements)}, pipArgs: ['--no-index'],`,
+    '  onProgress: (l) => console.log(l) });',
+    'console.log(`status: ${r.status}`);',
+  ].join('\n');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: RUNNERS_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, lines: out.split('\n').filter(Boolean) })));
+}
 
 describe('ensureVenv', () => {
   let dir: string;
@@ -63,5 +81,29 @@ describe('ensureVenv', () => {
     const pins = readFileSync(PROJECT_VENV.requirements, 'utf8');
     expect(pins).toMatch(/^jax==0\.10\.2$/m);
     expect(pins).toMatch(/^jaxlib==0\.10\.2$/m);
+  });
+});
+
+describe('ensureVenv in two processes at once', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'seam-venv-race-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds the virtualenv once: the second process waits for the first and finds it up to date', async () => {
+    const venvDir = join(dir, '.venv');
+    const requirements = join(dir, 'requirements.txt');
+    writeFileSync(requirements, '# nothing beyond the standard library\n');
+    const here: string[] = [];
+    const [child, local] = await Promise.all([
+      ensureVenvInChild(venvDir, requirements),
+      ensureVenv({ venvDir, requirements, pipArgs: ['--no-index'], onProgress: (l) => here.push(l) }),
+    ]);
+    expect(child.code).toBe(0);
+    const statuses = [local.status, child.lines.at(-1)?.replace('status: ', '')].sort();
+    expect(statuses).toEqual(['created', 'up-to-date']);
+    const creations = [...here, ...child.lines].filter((l) => l.startsWith('creating virtualenv'));
+    expect(creations).toHaveLength(1);
+    expect([...here, ...child.lines].some((l) => l.startsWith('waiting for process'))).toBe(true);
+    expect(readStamp(venvDir)).toBe(requirementsHash(readFileSync(requirements)));
+    expect(existsSync(join(venvDir, LOCK_FILE))).toBe(false);
   });
 });

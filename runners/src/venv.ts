@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { acquireLock, LockTimeoutError } from './venv-lock';
 
 /** Where the runners workspace lives (`runners/`), from this file's own location. */
 export const RUNNERS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -13,6 +14,9 @@ export const MIN_PYTHON: readonly [number, number] = [3, 11];
 
 /** Name of the file, inside the virtualenv, that records which requirements it was built from. */
 export const STAMP_FILE = '.seam-requirements.sha256';
+
+/** Name of the lock file, inside the virtualenv, held by the one process that builds it. */
+export const LOCK_FILE = '.seam-build.lock';
 
 /** The virtualenv and the requirements it is built from. */
 export interface VenvLayout {
@@ -36,6 +40,8 @@ export interface EnsureVenvOptions extends Partial<VenvLayout> {
   readonly pipArgs?: readonly string[];
   /** Called with each progress line (our steps and pip's output); default: ignored. */
   readonly onProgress?: (line: string) => void;
+  /** How long to wait for another process that is building the same virtualenv; default 20 minutes. */
+  readonly lockTimeoutMs?: number;
 }
 
 /** What {@link ensureVenv} did. */
@@ -102,7 +108,9 @@ async function checkPythonVersion(python: string, onProgress: (line: string) => 
 /**
  * Creates or updates the virtualenv so that it holds exactly the pinned requirements. Idempotent:
  * when the stamp inside the virtualenv matches the requirements' hash it does nothing. The stamp
- * is written only after pip succeeds, so a failed install is retried on the next call.
+ * is written only after pip succeeds, so a failed install is retried on the next call. Only one
+ * process builds at a time (a lock file in the virtualenv, see `acquireLock`): another caller
+ * waits for it, up to `lockTimeoutMs`, and then finds the stamp up to date.
  */
 export async function ensureVenv(options: EnsureVenvOptions = {}): Promise<EnsureVenvResult> {
   const venvDir = options.venvDir ?? PROJECT_VENV.venvDir;
@@ -111,12 +119,34 @@ export async function ensureVenv(options: EnsureVenvOptions = {}): Promise<Ensur
   if (!existsSync(requirements)) throw new VenvError(`requirements file not found: ${requirements}`);
   const hash = requirementsHash(readFileSync(requirements));
   const python = venvPython(venvDir);
-  const exists = existsSync(python);
-  if (exists && readStamp(venvDir) === hash) {
+  const upToDate = () => existsSync(python) && readStamp(venvDir) === hash;
+  const done = (): EnsureVenvResult => {
     onProgress(`virtualenv ${venvDir} is up to date`);
     return { status: 'up-to-date', python, requirementsHash: hash };
-  }
+  };
+  if (upToDate()) return done();
 
+  mkdirSync(venvDir, { recursive: true });
+  const lockPath = join(venvDir, LOCK_FILE);
+  const lock = await acquireLock(lockPath, {
+    timeoutMs: options.lockTimeoutMs,
+    onWait: (pid) => onProgress(`waiting for process ${pid ?? '(unknown)'}, which is building ${venvDir}`),
+  }).catch((e: unknown) => {
+    throw e instanceof LockTimeoutError ? new VenvError(`gave up waiting for another build of the virtualenv: ${e.message}`) : e;
+  });
+  try {
+    // The process we waited for may have built exactly these requirements.
+    return upToDate() ? done() : await build(venvDir, requirements, hash, options);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Creates the virtualenv if it has no interpreter, installs the requirements, then writes the stamp. */
+async function build(venvDir: string, requirements: string, hash: string, options: EnsureVenvOptions): Promise<EnsureVenvResult> {
+  const onProgress = options.onProgress ?? (() => undefined);
+  const python = venvPython(venvDir);
+  const exists = existsSync(python);
   if (!exists) {
     const base = options.python ?? 'python3';
     await checkPythonVersion(base, onProgress);
