@@ -2,7 +2,7 @@ import { DocumentKind } from '../../model/document';
 import type { Analysis, CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SpillCandidate, ValueInfo } from '../types';
 import type { HloModule } from './ast';
 import { LineMap } from './line-map';
-import { ModuleIndex, type IndexLists } from './module-index';
+import { INDEXED_OPERANDS, ModuleIndex, type IndexLists } from './module-index';
 import { parseHlo, type HloSink } from './parser';
 import { byTraffic } from './spills';
 
@@ -25,6 +25,7 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
   let moduleCount = 0;
   let current: ModuleIndex | undefined;
   const sink: HloSink = {
+    operandsOf: INDEXED_OPERANDS,
     computation(c, module, fromText) {
       current ??= new ModuleIndex(text, lines, lists, withSpills);
       current.add(c, module, fromText);

@@ -64,9 +64,13 @@ const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
 /**
  * instruction := `ROOT`? name `=` shape opcode `(` operands `)` (`,` attr `=` value)*
  * e.g. `ROOT %fusion = f32[8]{0} fusion(f32[8]{0} %p0, %p1), kind=kLoop, calls=%fused_computation`.
- * Returns undefined, with a diagnostic, when the instruction cannot be read.
+ * `names` holds the names defined so far, which operands then share (none when streaming); operand
+ * names are built only for the opcodes in `operandsOf` (all when absent). Returns undefined, with a
+ * diagnostic, when the instruction cannot be read.
  */
-export function parseInstruction(s: Scanner, names: SpanTable<string>): HloInstruction | undefined {
+export function parseInstruction(
+  s: Scanner, names: SpanTable<string> | undefined, operandsOf?: ReadonlySet<string>,
+): HloInstruction | undefined {
   const from = s.pos;
   const isRoot = s.atWord('ROOT');
   if (isRoot) {
@@ -76,7 +80,7 @@ export function parseInstruction(s: Scanner, names: SpanTable<string>): HloInstr
   s.eat(Ch.percent);
   const nameAt = s.pos;
   const name = s.name();
-  if (name) names.setKey(name, name);
+  if (name && names) names.setKey(name, name);
   s.skipTrivia();
   if (!name || !s.eat(Ch.eq)) {
     s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);
@@ -102,7 +106,7 @@ export function parseInstruction(s: Scanner, names: SpanTable<string>): HloInstr
     if (opcode === 'parameter') number = readInt(s.text, open + 1, s.pos);
     operands = NO_OPERANDS;
   } else {
-    operands = parseOperands(s, names);
+    operands = parseOperands(s, names, operandsOf === undefined || operandsOf.has(opcode));
   }
   let fusionKind: string | undefined;
   let calls: string[] | undefined;
@@ -198,8 +202,9 @@ function emptyDot(): HloDotDims {
 /**
  * operands := `(` (operand (`,` operand)*)? `)`; operand := shape? name
  * e.g. `(f32[2,3]{1,0} %a, %b)`, `(a, b)`, `((f32[], s32[]) %t)`.
+ * Without `collect` the list is only read past (with the same diagnostics) and none is returned.
  */
-function parseOperands(s: Scanner, names: SpanTable<string>): string[] {
+function parseOperands(s: Scanner, names: SpanTable<string> | undefined, collect: boolean): readonly string[] {
   const out: string[] = [];
   const open = s.pos;
   s.pos++;
@@ -208,11 +213,11 @@ function parseOperands(s: Scanner, names: SpanTable<string>): string[] {
     const c = s.peek();
     if (c === Ch.rparen) {
       s.pos++;
-      return out;
+      return collect ? out : NO_OPERANDS;
     }
     if (c < 0) {
       s.error(open, open + 1, "operand list is not closed: expected ')'");
-      return out;
+      return collect ? out : NO_OPERANDS;
     }
     if (startsShape(s)) {
       skipShape(s);
@@ -222,11 +227,11 @@ function parseOperands(s: Scanner, names: SpanTable<string>): string[] {
     s.eat(Ch.percent);
     const nameAt = s.pos;
     const length = s.skipName();
-    const name = length === 0 ? '' : (names.get(nameAt, s.pos) ?? s.text.slice(nameAt, s.pos));
+    const nameTo = s.pos;
     s.skipTrivia();
     // A nested instruction, `add(f32[10] parameter(0), multiply(…))`, is read past, not named.
-    if (name && s.peek() === Ch.lparen) s.skipGroup();
-    else if (name) out.push(name);
+    if (length > 0 && s.peek() === Ch.lparen) s.skipGroup();
+    else if (length > 0 && collect) out.push(names?.get(nameAt, nameTo) ?? s.text.slice(nameAt, nameTo));
     s.skipTrivia();
     if (s.eat(Ch.comma)) continue;
     if (s.peek() === Ch.rparen) continue;

@@ -9,6 +9,9 @@ import { resolveFrame } from './stack-frames';
 
 const NO_SOURCE: SourceRef = Object.freeze({});
 
+/** The opcodes whose operands the index reads: a fusion's input bytes and a dot's operand shapes. */
+export const INDEXED_OPERANDS: ReadonlySet<string> = new Set(['fusion', 'dot']);
+
 /** The index's flat lists, shared by every module of one text. */
 export interface IndexLists {
   readonly values: ValueInfo[];

@@ -26,6 +26,12 @@ interface ModuleBuilder {
  */
 export interface HloSink {
   /**
+   * Opcodes whose operand names the sink reads. Other instructions are handed over with no
+   * operands: their lists are still read and checked, but no name in them is built. All opcodes
+   * when absent.
+   */
+  readonly operandsOf?: ReadonlySet<string>;
+  /**
    * One computation of `module`, in text order. `module.stackFrames` holds the tables read so far;
    * `module.computations` stays empty while computations are streamed. `fromText` is true when
    * `parseComputationAt(text, c.from)` reads the same computation again (false for the proto form).
@@ -86,7 +92,7 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
       s.pos += section.length;
       parseStackFrameSection(s, section as StackFrameSection, current.stackFrames);
     } else {
-      const comp = parseComputation(s);
+      const comp = parseComputation(s, sink?.operandsOf);
       if (!comp) {
         s.skipLine();
       } else {
@@ -146,7 +152,7 @@ export function parseComputationAt(text: string, from: number): HloComputation |
  * computation := `ENTRY`? name (`(` params `)` `->` shape)? (`,` attr `=` value)* `{` instruction* `}`
  * e.g. `%fused_computation (param_0: f32[8]) -> f32[8] {` or `ENTRY main.3 {`.
  */
-function parseComputation(s: Scanner): HloComputation | undefined {
+function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>): HloComputation | undefined {
   const from = s.pos;
   const isEntry = s.atWord('ENTRY');
   if (isEntry) {
@@ -179,7 +185,7 @@ function parseComputation(s: Scanner): HloComputation | undefined {
     s.error(nameAt, s.pos + 1, `expected '{' to open computation '${name}'`);
     return undefined;
   }
-  const instructions = parseBody(s);
+  const instructions = parseBody(s, operandsOf);
   const to = s.pos;
   skipTrailingAttributes(s);
   return { name, isEntry, instructions, from, to };
@@ -200,14 +206,17 @@ function skipTrailingAttributes(s: Scanner): void {
   }
 }
 
-/** Instructions up to the computation's closing `}`; checks one ROOT and distinct parameter numbers. */
-function parseBody(s: Scanner): HloInstruction[] {
+/**
+ * Instructions up to the computation's closing `}`; checks one ROOT and distinct parameter numbers.
+ * Operand names are read for the opcodes in `operandsOf` (all when absent).
+ */
+function parseBody(s: Scanner, operandsOf: ReadonlySet<string> | undefined): HloInstruction[] {
   const instructions: HloInstruction[] = [];
   const bodyAt = s.pos;
   let root: HloInstruction | undefined;
   let params: Set<number> | undefined;
-  // Names defined so far in this computation, so operands can share their strings.
-  const names = new SpanTable<string>(s.text);
+  // Names defined so far in this computation, so operands of a tree kept whole share their strings.
+  const names = operandsOf === undefined ? new SpanTable<string>(s.text) : undefined;
   for (;;) {
     s.skipTrivia();
     if (s.pos >= s.end) {
@@ -216,7 +225,7 @@ function parseBody(s: Scanner): HloInstruction[] {
     }
     if (s.eat(Ch.rbrace)) return instructions;
     const before = s.pos;
-    const ins = parseInstruction(s, names);
+    const ins = parseInstruction(s, names, operandsOf);
     if (!ins) {
       if (s.pos === before || s.text.charCodeAt(s.pos - 1) !== Ch.lf) s.skipLine();
       continue;

@@ -41,6 +41,19 @@ describe('indexing HLO while it is parsed', () => {
     expect(parseHlo(`HloModule m\n${fused}${entry}`).ast.modules[0]?.computations).toHaveLength(2);
   });
 
+  it('builds operand names only for the opcodes a sink asks for, and still reports bad operand lists', () => {
+    const operands: string[] = [];
+    const bad = 'ENTRY %e {\n  %y = f32[4]{0} negate(%x ], %z)\n}\n';
+    const r = parseHlo(`HloModule m\n${fused}${entry}${bad}`, {
+      operandsOf: new Set(['fusion']),
+      computation: (c: HloComputation) => operands.push(...c.instructions.map((i) => `${i.name}(${i.operands.join(',')})`)),
+      module: () => undefined,
+    });
+    expect(operands).toEqual(['p0()', 'p1()', 'add.1()', 'x()', 'fusion.7(x,x)', 'y()']);
+    expect(r.diagnostics).toEqual(parseHlo(`HloModule m\n${fused}${entry}${bad}`).diagnostics);
+    expect(r.diagnostics[0]?.message).toMatch(/expected ',' or '\)' in operands/);
+  });
+
   it('gives fused instructions their fusion whether the fusion is printed after or before them', () => {
     for (const text of [`HloModule m\n${fused}${entry}`, `HloModule m\n${entry}${fused}`]) {
       const { index } = indexHlo(text, 'hlo-opt');
