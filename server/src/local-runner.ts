@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import type { Logger } from 'pino';
 
 /**
  * The runner's entry script in this checkout. The server starts it as a child process and never
@@ -28,6 +29,8 @@ export interface LocalRunnerOptions {
 
 /** A local runner child process. */
 export interface LocalRunner {
+  /** The child's process id while it runs (the supervisor's current child), else `undefined`. */
+  readonly pid: number | undefined;
   /** Stops the runner (SIGTERM; it kills a running capture) and resolves once it has exited. */
   stop(): Promise<void>;
 }
@@ -50,9 +53,84 @@ export function spawnLocalRunner(o: LocalRunnerOptions): LocalRunner {
     });
   });
   return {
+    get pid() {
+      return child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** When {@link superviseLocalRunner} restarts the runner, and when it gives up. */
+export interface RestartPolicy {
+  /** Delay before the first restart; it doubles with each exit that came soon after a start. */
+  readonly firstDelayMs: number;
+  /** The longest delay between restarts. */
+  readonly maxDelayMs: number;
+  /** A runner up this long counts as healthy: its exit restarts it after `firstDelayMs` again. */
+  readonly stableMs: number;
+  /** After this many exits in a row, each sooner than `stableMs` after its start, no more restarts. */
+  readonly maxQuickExits: number;
+}
+
+/** 1 s doubling to 60 s; healthy after a minute up; gives up after 8 quick exits in a row (about 2 minutes of retries). */
+export const DEFAULT_RESTART: RestartPolicy = { firstDelayMs: 1_000, maxDelayMs: 60_000, stableMs: 60_000, maxQuickExits: 8 };
+
+/** Options of {@link superviseLocalRunner}: those of {@link spawnLocalRunner}, a logger and the policy. */
+export interface SupervisedRunnerOptions extends Omit<LocalRunnerOptions, 'onExit'> {
+  /** Where starts, exits, restarts and giving up are logged (never the token). */
+  readonly log: Logger;
+  /** Default {@link DEFAULT_RESTART}. */
+  readonly restart?: Partial<RestartPolicy>;
+}
+
+/**
+ * Starts the local runner and starts it again whenever it exits (a crash, an OOM kill, someone's
+ * `kill`), after a delay that doubles with each exit that came soon after its start and resets once
+ * a runner stayed up `stableMs`. After `maxQuickExits` such exits in a row (a broken virtualenv, a
+ * revoked token) it logs one error and stops trying. `stop()` ends the supervision: no restart
+ * follows, and it resolves once the current child has exited.
+ */
+export function superviseLocalRunner(o: SupervisedRunnerOptions): LocalRunner {
+  const policy = { ...DEFAULT_RESTART, ...o.restart };
+  const name = o.name ?? 'local';
+  let current: LocalRunner | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let quickExits = 0;
+  let stopping = false;
+
+  const exited = (startedAt: number, code: number | null, signal: NodeJS.Signals | null) => {
+    if (stopping) return;
+    const upMs = Date.now() - startedAt;
+    quickExits = upMs >= policy.stableMs ? 0 : quickExits + 1;
+    if (quickExits >= policy.maxQuickExits) {
+      o.log.error({ runner: name, code, signal, upMs, quickExits },
+        `the local runner exited ${quickExits} times in a row within ${policy.stableMs / 1000} s of starting; not restarting it (its output above says why; fix that and restart the server)`);
+      return;
+    }
+    const delayMs = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, quickExits - 1));
+    o.log.warn({ runner: name, code, signal, upMs, restartInMs: delayMs }, 'the local runner exited; restarting it');
+    timer = setTimeout(start, delayMs);
+  };
+
+  function start(): void {
+    timer = undefined;
+    const startedAt = Date.now();
+    current = spawnLocalRunner({ ...o, onExit: (code, signal) => exited(startedAt, code, signal) });
+    o.log.info({ runner: name, pid: current.pid }, 'started the local runner');
+  }
+
+  start();
+  return {
+    get pid() {
+      return current?.pid;
+    },
+    stop: async () => {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await current?.stop();
     },
   };
 }

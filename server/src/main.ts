@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from './config';
-import { spawnLocalRunner } from './local-runner';
+import { superviseLocalRunner } from './local-runner';
 import { startServer } from './server';
 
 /**
@@ -14,12 +14,11 @@ const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.m
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
 // Unless SEAM_RUNNER=off: a CPU runner for this server in a child process, which builds its JAX
-// virtualenv on first use.
+// virtualenv on first use, and is started again with backoff when it dies.
 const localRunner = config.runner
-  ? spawnLocalRunner({
-    serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env,
+  ? superviseLocalRunner({
+    serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env, log,
     onLine: (line) => log.info({ runner: 'local' }, line),
-    onExit: (code, signal) => void log.warn({ runner: 'local', code, signal }, 'the local runner exited'),
   })
   : undefined;
 
