@@ -6,18 +6,40 @@ import { gzip } from 'node:zlib';
 import { analyze } from '@seam/shared/ir';
 import type { DocumentKind } from '@seam/shared/model';
 import type { Logger } from 'pino';
+import { analysisForms, type AnalysisForms } from './analysis-forms';
 
 const gzipAsync = promisify(gzip);
 
 /** Dumps at least this long (characters) are analyzed off the event loop; about 150 ms of work. */
 export const WORKER_THRESHOLD = 512 * 1024;
 
-type Pending = { resolve: (gz: Uint8Array) => void; reject: (err: Error) => void };
+/** The views and keys parts of an analysis, gzipped. */
+export type AnalysisParts = Omit<AnalysisForms, 'analysis'>;
+
+/** A job for the worker thread: index a dump, or split an analysis stored before the parts were. */
+export type AnalyzerJob = { readonly id: number; readonly text: string; readonly kind: DocumentKind } | { readonly id: number; readonly analysisGzip: Uint8Array };
+
+/** The worker thread's answer: the gzipped forms the job asked for, or why it failed. */
+export type AnalyzerReply = { readonly id: number; readonly forms?: Partial<AnalysisForms>; readonly error?: string };
+
+type Pending = { resolve: (forms: Partial<AnalysisForms>) => void; reject: (err: Error) => void };
+
+/** Each form gzipped, at once. */
+async function gzipForms(f: AnalysisForms<Buffer>): Promise<AnalysisForms> {
+  const [analysis, views, keys] = await Promise.all([gzipAsync(f.analysis), gzipAsync(f.views), gzipAsync(f.keys)]);
+  return { analysis, views, keys };
+}
+
+/** The gzipped JSON of `analyze(text, kind)` in each form, on the calling thread (small dumps, tests). */
+export function analyzeGzipInline(text: string, kind: DocumentKind): Promise<AnalysisForms> {
+  return gzipForms(analysisForms(analyze(text, kind)));
+}
 
 /**
- * Runs `analyze` and gzips its JSON: inline for small dumps, in one reused worker thread for large
- * ones (a 50 MB HLO dump takes seconds, which must not stall sync sockets). A worker that dies
- * fails its pending jobs and is replaced on the next call.
+ * Runs `analyze` and gzips its JSON in every form it is served in (see `AnalysisForms`): inline
+ * for small dumps, in one reused worker thread for large ones (a 50 MB HLO dump takes seconds,
+ * which must not stall sync sockets). Also splits analyses stored before the parts existed. A
+ * worker that dies fails its pending jobs and is replaced on the next call.
  */
 export class Analyzer {
   private worker: Worker | undefined;
@@ -29,14 +51,23 @@ export class Analyzer {
     private readonly threshold = WORKER_THRESHOLD,
   ) {}
 
-  /** The gzipped JSON of `analyze(text, kind)`. */
-  async analyzeGzip(text: string, kind: DocumentKind): Promise<Uint8Array> {
-    if (text.length < this.threshold) return gzipAsync(Buffer.from(JSON.stringify(analyze(text, kind)), 'utf8'));
+  /** The gzipped JSON of `analyze(text, kind)` in each form. */
+  async analyzeGzip(text: string, kind: DocumentKind): Promise<AnalysisForms> {
+    if (text.length < this.threshold) return analyzeGzipInline(text, kind);
+    return (await this.inWorker({ text, kind })) as AnalysisForms;
+  }
+
+  /** The gzipped views and keys parts of a gzipped whole analysis (always off the event loop: it may be 70 MB of JSON). */
+  async partsGzip(analysisGzip: Uint8Array): Promise<AnalysisParts> {
+    return (await this.inWorker({ analysisGzip })) as AnalysisParts;
+  }
+
+  private inWorker(job: { text: string; kind: DocumentKind } | { analysisGzip: Uint8Array }): Promise<Partial<AnalysisForms>> {
     const worker = this.ensureWorker();
     const id = this.nextId++;
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, text, kind });
+      worker.postMessage({ id, ...job } satisfies AnalyzerJob);
     });
   }
 
@@ -48,11 +79,11 @@ export class Analyzer {
     const boot = `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`;
     const worker = new Worker(boot, { eval: true });
     worker.unref();
-    worker.on('message', (msg: { id: number; gz?: Uint8Array; error?: string }) => {
+    worker.on('message', (msg: AnalyzerReply) => {
       const p = this.pending.get(msg.id);
       if (!p) return;
       this.pending.delete(msg.id);
-      if (msg.gz) p.resolve(msg.gz);
+      if (msg.forms) p.resolve(msg.forms);
       else p.reject(new Error(`analysis failed: ${msg.error ?? 'unknown error'}`));
     });
     const fail = (err: Error) => {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { analyze, detectKind } from '@seam/shared/ir';
+import { detectKind } from '@seam/shared/ir';
 import { RoomKey, type DocumentKind, type DocumentMeta } from '@seam/shared/model';
 import type { Logger } from 'pino';
-import type { Analyzer } from './analyzer';
+import { analyzeGzipInline, type Analyzer } from './analyzer';
 import { newId } from './auth/tokens';
 import type { Store } from './store';
+import type { StoredBlob } from './store/documents-store';
 import type { TextCache } from './store/text-cache';
 import type { Rooms } from './sync/rooms';
 
@@ -23,7 +24,7 @@ export interface IngestDeps {
 
 /**
  * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
- * loop), indexed once with `analyze`, listed in the room's `documents` table, and announced in
+ * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's `documents` table, and announced in
  * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
  * sets the kind (else detected), and for captures the runner as `addedBy` and the job as `captureId`.
  */
@@ -37,15 +38,13 @@ export async function ingestDocument(
   const data = Buffer.from(text, 'utf8');
   const sha256 = createHash('sha256').update(data).digest('hex');
   const kind = extra.kind ?? detectKind(text);
-  let blob: { gzip: Uint8Array; analysisGzip: Uint8Array } | undefined;
+  let blob: StoredBlob | undefined;
   if (!deps.store.documents.hasBlob(sha256)) {
     const started = performance.now();
-    const analysisGzip = deps.analyzer
-      ? deps.analyzer.analyzeGzip(text, kind)
-      : gzipAsync(Buffer.from(JSON.stringify(analyze(text, kind)), 'utf8'));
-    const [textGz, analysisGz] = await Promise.all([gzipAsync(data), analysisGzip]);
+    const forms = deps.analyzer ? deps.analyzer.analyzeGzip(text, kind) : analyzeGzipInline(text, kind);
+    const [textGz, { analysis, views, keys }] = await Promise.all([gzipAsync(data), forms]);
     const analyzeMs = performance.now() - started;
-    blob = { gzip: textGz, analysisGzip: analysisGz };
+    blob = { gzip: textGz, analysisGzip: analysis, parts: { views, keys } };
     deps.log.info({ room: roomId, bytes: data.length, kind, analyzeMs: Math.round(analyzeMs) }, 'dump indexed');
   }
   const meta: DocumentMeta = {

@@ -1,17 +1,19 @@
 import { Hono, type Context } from 'hono';
 import { gunzipSync } from 'node:zlib';
+import { ANALYSIS_PARTS_VERSION, AnalysisPart } from '@seam/shared/ir';
 import { CreateDocumentBody, MAX_TITLE, ROLES } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, notFound } from '../errors';
 import { ingestDocument } from '../ingest';
+import { StoredParts } from '../stored-parts';
 import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
-/** Serves one stored gzip body with content-addressed caching: ETag = sha256, immutable, 304 on match. */
-function immutable(c: Context, sha256: string, gz: Buffer, contentType: string): Response {
-  const etag = `"${sha256}"`;
+/** Serves one stored gzip body with content-addressed caching: ETag = `tag` (the sha256, or of a part), immutable, 304 on match. */
+function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Response {
+  const etag = `"${tag}"`;
   c.header('ETag', etag);
   c.header('Cache-Control', 'public, max-age=31536000, immutable');
   c.header('Vary', 'Accept-Encoding');
@@ -27,10 +29,11 @@ function immutable(c: Context, sha256: string, gz: Buffer, contentType: string):
 
 /**
  * `POST /api/rooms/:id/documents` (JSON `{title, text}` or `text/plain` with `?title=`),
- * `GET /api/rooms/:id/documents/:docId/text` and `…/analysis`.
+ * `GET /api/rooms/:id/documents/:docId/text`, `…/analysis` and `…/analysis?part=views|keys`.
  */
 export function documentRoutes(deps: AppDeps): Hono {
   const { store } = deps;
+  const parts = new StoredParts(store.documents, deps.analyzer);
   const app = new Hono();
   const limit = limitBody(deps.config.limits.documentBytes, `a dump may be at most ${deps.config.limits.documentBytes} bytes`);
 
@@ -57,17 +60,34 @@ export function documentRoutes(deps: AppDeps): Hono {
     return c.json({ id: meta.id, title: meta.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: meta.createdAt }, 201);
   });
 
-  /** Serves a stored body of the request's document (any role), picked by its content hash. */
-  const serveStored = (c: Context, pick: (sha256: string) => Buffer | undefined, contentType: string): Response => {
+  /** The request's document (any role may read it); 404 when the room has no such document. */
+  const documentOf = (c: Context) => {
     const roomId = c.req.param('id') ?? '';
     requireRole(c, store, roomId, ROLES);
     const meta = store.documents.get(roomId, c.req.param('docId') ?? '');
-    const gz = meta && pick(meta.sha256);
-    if (!meta || !gz) throw notFound('no such document in this room');
+    if (!meta) throw notFound('no such document in this room');
+    return meta;
+  };
+  /** Serves a stored body of the request's document, picked by its content hash. */
+  const serveStored = (c: Context, pick: (sha256: string) => Buffer | undefined, contentType: string, missing: string): Response => {
+    const meta = documentOf(c);
+    const gz = pick(meta.sha256);
+    if (!gz) throw notFound(missing);
     return immutable(c, meta.sha256, gz, contentType);
   };
-  app.get('/:id/documents/:docId/text', (c) => serveStored(c, (sha) => store.documents.textGzip(sha), 'text/plain; charset=utf-8'));
-  app.get('/:id/documents/:docId/analysis', (c) => serveStored(c, (sha) => store.documents.analysisGzip(sha), 'application/json'));
+  const NO_ANALYSIS = 'no analysis is stored for this document';
+  app.get('/:id/documents/:docId/text', (c) => serveStored(c, (sha) => store.documents.textGzip(sha), 'text/plain; charset=utf-8', 'no such document in this room'));
+  // `?part=views` (outline, dots, fusions, spills, values in columns) and `?part=keys` (cross-layer
+  // keys) are the whole analysis in two smaller bodies: the views need only the first.
+  app.get('/:id/documents/:docId/analysis', async (c) => {
+    const part = c.req.query('part');
+    if (part === undefined) return serveStored(c, (sha) => store.documents.analysisGzip(sha), 'application/json', NO_ANALYSIS);
+    const meta = documentOf(c);
+    if (part !== AnalysisPart.views && part !== AnalysisPart.keys) throw badRequest(`?part= must be ${AnalysisPart.views} or ${AnalysisPart.keys}`);
+    const gz = await parts.get(meta.sha256, part);
+    if (!gz) throw notFound(NO_ANALYSIS);
+    return immutable(c, `${meta.sha256}.${part}.${ANALYSIS_PARTS_VERSION}`, gz, 'application/json');
+  });
 
   return app;
 }

@@ -37,6 +37,13 @@ CREATE TABLE IF NOT EXISTS blobs (
   gzip BLOB NOT NULL,
   analysis_gzip BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS analysis_parts (
+  sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  part TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  gzip BLOB NOT NULL,
+  PRIMARY KEY (sha256, part)
+);
 CREATE TABLE IF NOT EXISTS documents (
   id TEXT PRIMARY KEY,
   room_id TEXT NOT NULL REFERENCES rooms(id),

@@ -3,4 +3,5 @@ export * from './detect';
 export * from './types';
 export * from './link';
 export * from './shape';
+export * from './analysis-parts';
 export { indexHlo, parseHlo } from './hlo/index';
