@@ -20,6 +20,16 @@ function saveStatus(page: Page) {
   return page.getByRole('status', { name: 'Save status' });
 }
 
+/** The refusal banner's list of what the reload cost. */
+function notSaved(page: Page) {
+  return page.getByRole('alert').getByRole('list', { name: 'Not saved' });
+}
+
+/** How many refused messages from the server wait in `held`. */
+function heldRefusals(): number {
+  return held.filter((f) => typeof f.data !== 'string' && f.data[0] === MessageType.refused).length;
+}
+
 async function annotateLine(page: Page, text: string, comment: string): Promise<void> {
   await page.locator('.cm-line', { hasText: text }).click();
   await page.keyboard.press('Home');
@@ -109,6 +119,10 @@ describe('a refused change', () => {
     await expect.poll(() => bo.page.getByRole('region', { name: 'Annotations' }).getByText('written into the lock').count()).toBe(0);
     await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
     await bo.page.getByText('The room is locked: only the owner can write.').waitFor();
+    // The note is not lost as text: the banner lists it, and it cannot be written again while locked.
+    const refused = notSaved(bo.page).getByRole('listitem').filter({ hasText: '“written into the lock”' });
+    await refused.waitFor();
+    expect(await refused.getByRole('button', { name: 'Write again' }).isDisabled()).toBe(true);
     expect(await restBodies()).toEqual([]);
     // The refused change is gone from this browser's stored copy too, which now mirrors the server.
     await expect.poll(() => storedText(bo.page)).toContain('locked');
@@ -120,6 +134,39 @@ describe('a refused change', () => {
     await ada.page.getByRole('region', { name: 'Annotations' }).getByText('after the unlock').waitFor();
     await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
     expect(await restBodies()).toEqual(['after the unlock']);
+    expect(errors).toEqual([]);
+  });
+
+  it('lists the later changes that a refusal cost too, with their text, and writes one again on request', async () => {
+    await bo.page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    holding = true;
+    await ada.page.getByRole('button', { name: 'Lock room' }).click();
+    await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
+    await annotateLine(bo.page, 'parameter', 'second write into the lock');
+    await expect.poll(heldRefusals).toBe(1);
+    // Ada unlocks before Bo hears of either; Bo's next note would be allowed, but it follows the
+    // refused one on the same replica, so the server refuses it as a gap.
+    await ada.page.getByRole('button', { name: 'Unlock room' }).click();
+    await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
+    await annotateLine(bo.page, 'negate', 'allowed, but after the refused one');
+    await expect.poll(heldRefusals).toBe(2);
+    holding = false;
+    for (const f of held.splice(0)) f.deliver();
+
+    const items = notSaved(bo.page).getByRole('listitem');
+    await expect.poll(() => items.count()).toBe(2);
+    const texts = await items.allTextContents();
+    expect(texts.some((t) => t.includes('“second write into the lock”'))).toBe(true);
+    expect(texts.some((t) => t.includes('“allowed, but after the refused one”'))).toBe(true);
+    await expect.poll(() => bo.page.getByRole('alert').textContent()).toContain('These 2 changes were not saved:');
+    expect(await restBodies()).toEqual(['after the unlock']);
+
+    await items.filter({ hasText: 'allowed, but after the refused one' }).getByRole('button', { name: 'Write again' }).click();
+    await ada.page.getByRole('region', { name: 'Annotations' }).getByText('allowed, but after the refused one').waitFor();
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    expect((await restBodies()).sort()).toEqual(['after the unlock', 'allowed, but after the refused one']);
+    expect(await items.allTextContents()).toEqual([expect.stringContaining('“second write into the lock”')]);
     expect(errors).toEqual([]);
   });
 });

@@ -96,14 +96,28 @@ export class RoomSession {
     });
   }
 
+  /** Resolves once this session holds the server's state (its sync step 2 arrived); at once if it does. */
+  whenSynced(): Promise<void> {
+    if (this.provider.synced) return Promise.resolve();
+    return new Promise((resolve) => {
+      const onSync = (synced: boolean) => {
+        if (!synced) return;
+        this.provider.off('sync', onSync);
+        resolve();
+      };
+      this.provider.on('sync', onSync);
+    });
+  }
+
   /**
    * Stops syncing and deletes this room's IndexedDB copy: after a refusal the replica holds
    * changes the server will never accept, so the next session must start from the server's state.
+   * Returns the replica, still readable (see `unsavedChanges`); the caller destroys it.
    */
-  async discard(): Promise<void> {
+  async discard(): Promise<Y.Doc> {
     this.provider.destroy();
     await this.local.clearData();
-    this.doc.destroy();
+    return this.doc;
   }
 
   /** Stops syncing and closes the local store; the IndexedDB copy is kept. */

@@ -6,6 +6,7 @@ import { participants as listParticipants, readPresence, type HoveredLine, type 
 import { saveState, type SaveState } from '../collab/save-tracker';
 import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
+import { rewrite, unsavedChanges, type UnsavedChange } from '../collab/unsaved';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
 
@@ -48,8 +49,11 @@ export class RoomState {
   readonly docs: DocumentsState;
   /** The live connection; replaced by a fresh one when the server refuses a local change. */
   session = $state.raw<RoomSession | null>(null);
-  /** The last refusal this person was told about: the reason code and when it came. */
-  refusal = $state.raw<{ readonly reason: string; readonly at: number } | null>(null);
+  /**
+   * The last refusal this person was told about: the reason code, when it came, and what the reload
+   * lost (`null` until the fresh replica has synced), less what the person has written again since.
+   */
+  refusal = $state.raw<{ readonly reason: string; readonly at: number; readonly unsaved: readonly UnsavedChange[] | null } | null>(null);
   private recovering = false;
   private destroyed = false;
 
@@ -106,7 +110,7 @@ export class RoomState {
     this.connect();
   }
 
-  private connect(): void {
+  private connect(): RoomSession {
     const s = new RoomSession(
       this.wsBase,
       this.roomId,
@@ -119,6 +123,7 @@ export class RoomState {
     this.session = s;
     this.observe(s);
     this.publish({});
+    return s;
   }
 
   /**
@@ -126,20 +131,38 @@ export class RoomState {
    * change (and its IndexedDB copy), and resyncs a fresh one from the server, so that later writes
    * land and the save indicator counts only changes the server can still accept. Later refusals of
    * the same replica (each following update is refused as a `gap`) are covered by the same recovery.
+   * Once the fresh replica has synced, the old one is compared with it: what the server never got
+   * is listed in `refusal.unsaved`, with the text of every annotation, reply and edit.
    */
   private async recover(reason: string): Promise<void> {
     const old = this.session;
     if (this.recovering || !old) return;
     this.recovering = true;
-    this.refusal = { reason, at: Date.now() };
+    const at = Date.now();
+    this.refusal = { reason, at, unsaved: null };
     this.session = null;
     this.status = { connected: false, synced: false, refused: null, waiting: 0, localLoaded: false };
+    let replica;
     try {
-      await old.discard();
+      replica = await old.discard();
     } finally {
       this.recovering = false;
     }
-    if (!this.destroyed) this.connect();
+    if (this.destroyed) return replica.destroy();
+    const fresh = this.connect();
+    await fresh.whenSynced();
+    const unsaved = unsavedChanges(replica, fresh.doc);
+    replica.destroy();
+    if (this.refusal?.at === at) this.refusal = { ...this.refusal, unsaved };
+  }
+
+  /** Writes an annotation, reply or edit that a refusal cost again, and takes it off the list; false when it cannot be. */
+  writeAgain(change: UnsavedChange): boolean {
+    const s = this.session;
+    const r = this.refusal;
+    if (!s || !r?.unsaved || !this.canWrite || !rewrite(s.doc, change)) return false;
+    this.refusal = { ...r, unsaved: r.unsaved.filter((c) => c !== change) };
+    return true;
   }
 
   private observe(s: RoomSession): void {

@@ -1,0 +1,125 @@
+import * as Y from 'yjs';
+import { describe, expect, it } from 'vitest';
+import { annotationsMap, readAnnotation, RoomKey, setResolved } from '@seam/shared/model';
+import { addAnnotation, addReply, editBody, remove } from './annotation-store';
+import { rewrite, unsavedChanges } from './unsaved';
+
+const ada = { id: 'u-ada', name: 'Ada', color: '#e11d48' };
+const note = (body: string, exact = '%fusion.3 = f32[8] fusion(%p)') => ({
+  docId: 'd1', from: 0, to: exact.length, quote: { prefix: '', exact, suffix: '' }, kind: 'note' as const, body, author: ada,
+});
+
+/** A server document with one annotation, and a replica synced from it. */
+function setup() {
+  const server = new Y.Doc();
+  const first = addAnnotation(server, { ...note('on the server'), instruction: '%fusion.3' });
+  const replica = new Y.Doc();
+  Y.applyUpdate(replica, Y.encodeStateAsUpdate(server));
+  /** The server accepts everything the replica has so far. */
+  const accept = () => Y.applyUpdate(server, Y.encodeStateAsUpdate(replica, Y.encodeStateVector(server)));
+  return { server, replica, first, accept };
+}
+
+describe('unsavedChanges', () => {
+  it('is empty when the server has every change of the replica', () => {
+    const { server, replica, first, accept } = setup();
+    addReply(replica, first, 'a reply', ada);
+    replica.getText(RoomKey.notes).insert(0, 'notes');
+    accept();
+    expect(unsavedChanges(replica, server)).toEqual([]);
+  });
+
+  it('keeps the text of an annotation the server never got, replies included', () => {
+    const { server, replica, accept } = setup();
+    addAnnotation(replica, note('saved before the refusal'));
+    accept();
+    const id = addAnnotation(replica, note('written into the lock', '%neg = f32[1024]{0} negate(%p)'));
+    addReply(replica, id, 'and a reply to it', ada);
+    const changes = unsavedChanges(replica, server);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ kind: 'annotation', annotation: { id, body: 'written into the lock', replies: [{ body: 'and a reply to it' }] } });
+  });
+
+  it('keeps replies and edits on saved annotations, and names resolutions, deletions and notes', () => {
+    const { server, replica, first } = setup();
+    const second = addAnnotation(server, note('to be deleted', 'ROOT %neg'));
+    Y.applyUpdate(replica, Y.encodeStateAsUpdate(server, Y.encodeStateVector(replica)));
+    addReply(replica, first, 'unsaved reply', ada);
+    editBody(replica, first, 'edited body');
+    setResolved(replica, first, true);
+    remove(replica, second);
+    replica.getText(RoomKey.notes).insert(0, 'typed into the notes');
+    const changes = unsavedChanges(replica, server);
+    expect(changes).toEqual([
+      { kind: 'edit', annotationId: first, on: '%fusion.3', body: 'edited body' },
+      { kind: 'other', what: 'resolving the thread on %fusion.3' },
+      { kind: 'reply', annotationId: first, on: '%fusion.3', reply: expect.objectContaining({ body: 'unsaved reply' }) as unknown },
+      { kind: 'other', what: 'deleting the annotation on ROOT %neg' },
+      { kind: 'other', what: 'changes to the room notes' },
+    ]);
+  });
+
+  it('names a deleted reply and an edited reply', () => {
+    const { server, replica, first, accept } = setup();
+    addReply(replica, first, 'first reply', ada);
+    addReply(replica, first, 'second reply', ada);
+    accept();
+    const [r1, r2] = readAnnotation(annotationsMap(replica).get(first))?.replies.map((r) => r.id) ?? [];
+    remove(replica, first, r1);
+    editBody(replica, first, 'second reply, edited', r2);
+    expect(unsavedChanges(replica, server)).toEqual([
+      { kind: 'edit', annotationId: first, replyId: r2, on: '%fusion.3', body: 'second reply, edited' },
+      { kind: 'other', what: 'deleting a reply on %fusion.3' },
+    ]);
+  });
+
+  it('does not take what others wrote since for something this replica deleted', () => {
+    const { server, replica } = setup();
+    addAnnotation(server, note('written by someone else after the replica synced', 'ROOT %other'));
+    replica.getMap(RoomKey.settings).set('title', 'renamed');
+    expect(unsavedChanges(replica, server)).toEqual([{ kind: 'other', what: 'changes to the room settings' }]);
+  });
+
+  it('names a deletion in the notes the server still has', () => {
+    const { server, replica, accept } = setup();
+    replica.getText(RoomKey.notes).insert(0, 'keep this');
+    accept();
+    replica.getText(RoomKey.notes).delete(0, 5);
+    expect(unsavedChanges(replica, server)).toEqual([{ kind: 'other', what: 'changes to the room notes' }]);
+  });
+});
+
+describe('rewrite', () => {
+  it('writes an unsaved annotation, reply and edit again on top of the server state', () => {
+    const { server, replica, first } = setup();
+    const id = addAnnotation(replica, note('written into the lock', 'ROOT %neg'));
+    addReply(replica, first, 'unsaved reply', ada);
+    editBody(replica, first, 'edited body');
+    const changes = unsavedChanges(replica, server);
+    const fresh = new Y.Doc();
+    Y.applyUpdate(fresh, Y.encodeStateAsUpdate(server));
+    expect(changes.map((c) => rewrite(fresh, c))).toEqual([true, true, true]);
+    expect(readAnnotation(annotationsMap(fresh).get(id))?.body).toBe('written into the lock');
+    const kept = readAnnotation(annotationsMap(fresh).get(first));
+    expect(kept?.body).toBe('edited body');
+    expect(kept?.replies.map((r) => r.body)).toEqual(['unsaved reply']);
+    // Written again, it is the fresh replica's own change: the server would now take it.
+    expect(unsavedChanges(fresh, server).map((c) => c.kind).sort()).toEqual(['annotation', 'edit', 'reply']);
+  });
+
+  it('writes nothing for a reply whose annotation is gone, or twice for the same annotation', () => {
+    const { server, replica, first } = setup();
+    addReply(replica, first, 'reply to a deleted note', ada);
+    const id = addAnnotation(replica, note('once'));
+    const changes = unsavedChanges(replica, server);
+    const fresh = new Y.Doc();
+    Y.applyUpdate(fresh, Y.encodeStateAsUpdate(server));
+    remove(fresh, first);
+    const annotation = changes.find((c) => c.kind === 'annotation');
+    const reply = changes.find((c) => c.kind === 'reply');
+    expect(reply && rewrite(fresh, reply)).toBe(false);
+    expect(annotation && rewrite(fresh, annotation)).toBe(true);
+    expect(annotation && rewrite(fresh, annotation)).toBe(false);
+    expect([...annotationsMap(fresh).keys()]).toEqual([id]);
+  });
+});

@@ -1,0 +1,147 @@
+import * as Y from 'yjs';
+import { addAnnotation, addReply, annotationsMap, readAnnotation, readReply, RoomKey, type Annotation, type Reply } from '@seam/shared/model';
+import { editBody } from './annotation-store';
+
+/**
+ * A change a replica holds that the server does not: after a refusal, what the person wrote and
+ * would lose with the replica. Annotations, replies and edits keep their text so that the person
+ * can write them again; anything else is named.
+ */
+export type UnsavedChange =
+  | { readonly kind: 'annotation'; readonly annotation: Annotation }
+  | { readonly kind: 'reply'; readonly annotationId: string; readonly on: string; readonly reply: Reply }
+  | { readonly kind: 'edit'; readonly annotationId: string; readonly replyId?: string; readonly on: string; readonly body: string }
+  | { readonly kind: 'other'; readonly what: string };
+
+/** How the room names a change under each top-level key other than `annotations`. */
+const OTHER: Readonly<Record<string, string>> = {
+  [RoomKey.notes]: 'changes to the room notes',
+  [RoomKey.programs]: 'changes to the program texts',
+  [RoomKey.settings]: 'changes to the room settings',
+  [RoomKey.presenter]: 'starting or stopping presenting',
+};
+
+/** What an annotation is called in a list of changes: its instruction, else its quoted text. */
+export function annotationLabel(a: Pick<Annotation, 'instruction' | 'quote'>): string {
+  const text = a.instruction ?? a.quote.exact.replace(/\s+/g, ' ').trim();
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * Which structs the server has: every struct of a client below the server's clock for it (a
+ * client's structs are contiguous), so anything at or past that clock exists only in the replica.
+ */
+function serverHas(server: Y.Doc): (id: Y.ID) => boolean {
+  const sv = Y.encodeStateVector(server);
+  const clocks = Y.decodeStateVector(sv);
+  return (id) => id.clock < (clocks.get(id.client) ?? 0);
+}
+
+/** The top-level key an item lives under, e.g. `notes` for a character typed into the notes. */
+function rootKeyOf(doc: Y.Doc, item: Y.Item): string | undefined {
+  let type = item.parent;
+  while (type instanceof Y.AbstractType && type._item) type = type._item.parent;
+  for (const [key, root] of doc.share) if (root === type) return key;
+  return undefined;
+}
+
+/** Every item of `replica` the server lacks, and every deletion of an item the server holds live. */
+function unsavedItems(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boolean): Y.Item[] {
+  const items: Y.Item[] = [];
+  for (const structs of replica.store.clients.values()) {
+    for (const s of structs) if (s instanceof Y.Item && !has(s.id)) items.push(s);
+  }
+  const serverDeleted = Y.snapshot(server).ds;
+  replica.transact((tr) => {
+    Y.iterateDeletedStructs(tr, Y.snapshot(replica).ds, (s) => {
+      if (s instanceof Y.Item && has(s.id) && !Y.isDeleted(serverDeleted, s.id)) items.push(s);
+    });
+  });
+  return items;
+}
+
+/** Replies of an annotation's Y.Map, with their maps. */
+function replyMaps(m: Y.Map<unknown>): Y.Map<unknown>[] {
+  const replies = m.get('replies');
+  return replies instanceof Y.Array ? replies.toArray().filter((r): r is Y.Map<unknown> => r instanceof Y.Map) : [];
+}
+
+/** The annotation changes of `replica` that `server` lacks: new annotations, replies, edits, resolutions, deletions. */
+function annotationChanges(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boolean): UnsavedChange[] {
+  const out: UnsavedChange[] = [];
+  const mine = annotationsMap(replica);
+  const isNew = (t: { _item: Y.Item | null }) => t._item !== null && !has(t._item.id);
+  const isNewField = (m: Y.Map<unknown>, key: string) => {
+    const field = m._map.get(key);
+    return field !== undefined && !field.deleted && !has(field.id);
+  };
+  for (const m of mine.values()) {
+    const a = readAnnotation(m);
+    if (!a) continue;
+    if (isNew(m)) {
+      out.push({ kind: 'annotation', annotation: a });
+      continue;
+    }
+    const on = annotationLabel(a);
+    if (isNewField(m, 'body')) out.push({ kind: 'edit', annotationId: a.id, on, body: a.body });
+    if (isNewField(m, 'resolved')) out.push({ kind: 'other', what: `${a.resolved ? 'resolving' : 'reopening'} the thread on ${on}` });
+    for (const r of replyMaps(m)) {
+      const reply = readReply(r);
+      if (!reply) continue;
+      if (isNew(r)) out.push({ kind: 'reply', annotationId: a.id, on, reply });
+      else if (isNewField(r, 'body')) out.push({ kind: 'edit', annotationId: a.id, replyId: reply.id, on, body: reply.body });
+    }
+  }
+  // Known to the replica (it has every struct up to this one's clock) yet gone there: deleted locally.
+  const known = (t: { _item: Y.Item | null }) => t._item !== null && t._item.id.clock < Y.getState(replica.store, t._item.id.client);
+  for (const [id, m] of annotationsMap(server)) {
+    const a = readAnnotation(m);
+    if (!a) continue;
+    const kept = mine.get(id);
+    if (!kept) {
+      if (known(m)) out.push({ kind: 'other', what: `deleting the annotation on ${annotationLabel(a)}` });
+      continue;
+    }
+    const keptReplies = new Set(replyMaps(kept).map((r) => r.get('id')));
+    const deleted = replyMaps(m).filter((r) => known(r) && !keptReplies.has(r.get('id'))).length;
+    if (deleted > 0) out.push({ kind: 'other', what: `deleting ${deleted === 1 ? 'a reply' : `${deleted} replies`} on ${annotationLabel(a)}` });
+  }
+  return out;
+}
+
+/**
+ * What `replica` holds that `server` (a fresh replica synced from the server) does not, as the
+ * person would name it: every annotation, reply and edit with its text, then one line per other
+ * part of the room that has unsaved changes. Empty when the server has everything.
+ */
+export function unsavedChanges(replica: Y.Doc, server: Y.Doc): UnsavedChange[] {
+  const has = serverHas(server);
+  const out = annotationChanges(replica, server, has);
+  const others = new Set<string>();
+  for (const item of unsavedItems(replica, server, has)) {
+    const key = rootKeyOf(replica, item);
+    if (key !== RoomKey.annotations) others.add(OTHER[key ?? ''] ?? 'other changes to the room');
+  }
+  for (const what of others) out.push({ kind: 'other', what });
+  return out;
+}
+
+/**
+ * Writes an unsaved annotation (with its id, replies and time), reply or edit again into `doc`, as
+ * the person's new change. False, writing nothing, for an `other` change and when the annotation or
+ * reply it belongs to is not in `doc`.
+ */
+export function rewrite(doc: Y.Doc, change: UnsavedChange): boolean {
+  if (change.kind === 'annotation') {
+    if (annotationsMap(doc).has(change.annotation.id)) return false;
+    addAnnotation(doc, change.annotation);
+    return true;
+  }
+  if (change.kind === 'other') return false;
+  const target = readAnnotation(annotationsMap(doc).get(change.annotationId));
+  if (!target) return false;
+  if (change.kind === 'reply') return addReply(doc, change.annotationId, change.reply);
+  if (change.replyId !== undefined && !target.replies.some((r) => r.id === change.replyId)) return false;
+  editBody(doc, change.annotationId, change.body, change.replyId);
+  return true;
+}
