@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics';
 import type { Store } from '../store';
 import { hashToken, tokenFrom } from '../auth/tokens';
 import { Connection } from './connection';
+import { Heartbeat } from './heartbeat';
 import type { Rooms } from './rooms';
 
 export interface SyncTransportDeps {
@@ -47,19 +48,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
   };
   server.on('upgrade', onUpgrade);
 
-  // Heartbeat: a socket that has not answered the previous ping is dead (e.g. a vanished laptop).
-  const alive = new WeakSet<WebSocket>();
-  const heartbeat = setInterval(() => {
-    for (const ws of wss.clients) {
-      if (!alive.has(ws)) {
-        ws.terminate();
-        continue;
-      }
-      alive.delete(ws);
-      ws.ping();
-    }
-  }, deps.limits.pingSeconds * 1000);
-  heartbeat.unref();
+  const heartbeat = new Heartbeat(wss.clients, deps.limits.pingSeconds * 1000);
 
   const accept = (ws: WebSocket, roomId: string, url: URL, req: IncomingMessage): void => {
     const { store, rooms, metrics, limits, log } = deps;
@@ -68,8 +57,8 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
       ws.close(code, CLOSE_REASONS[code]);
     };
     ws.on('error', (err) => log.debug({ err: err.message, room: roomId }, 'socket error'));
-    alive.add(ws);
-    ws.on('pong', () => alive.add(ws));
+    heartbeat.alive(ws);
+    ws.on('pong', () => heartbeat.alive(ws));
     const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
     const hash = token ? hashToken(token) : undefined;
     const grant = hash && store.rooms.lookupToken(hash);
@@ -108,7 +97,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
   return {
     close: () => {
       server.off('upgrade', onUpgrade);
-      clearInterval(heartbeat);
+      heartbeat.stop();
       for (const ws of wss.clients) ws.terminate();
       wss.close();
     },
