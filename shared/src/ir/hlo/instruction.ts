@@ -3,7 +3,7 @@ import type { InternedShape } from './scanner';
 import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
 import { Ch, isNameChar, type Scanner } from './scanner';
 import { parseShape, skipShape } from './shape';
-import type { SpanTable } from './span-table';
+import { HASH_SEED, hashStep, spanHash, type SpanTable } from './span-table';
 
 const NO_SHAPE: InternedShape = { type: { tuple: [] }, bytes: 0, text: '' };
 
@@ -28,18 +28,57 @@ function internedShape(s: Scanner): InternedShape | undefined {
 }
 
 /**
+ * The shape at the cursor when it is a plain array type seen before, `f32[2,128]{1,0}` (digits
+ * and commas only, followed by a space or by nothing that could continue it): found from its
+ * characters, hashed as they are read, with no other pass over them. Undefined, with the cursor
+ * unmoved, for anything else, which the general reader then reads.
+ */
+function knownArrayShape(s: Scanner): InternedShape | undefined {
+  const t = s.text;
+  const at = s.pos;
+  let p = at;
+  let h = HASH_SEED;
+  let c = t.charCodeAt(p);
+  // The dtype, without the `.` a name may hold (`startsShape` stops there too).
+  while (c !== Ch.dot && isNameChar(c)) {
+    h = hashStep(h, c);
+    c = t.charCodeAt(++p);
+  }
+  if (p === at || c !== Ch.lbracket) return undefined;
+  // `[2,128]`, then `{1,0}` if it follows at once: digits and commas between the brackets.
+  let close: number = Ch.rbracket;
+  for (;;) {
+    h = hashStep(h, c);
+    c = t.charCodeAt(++p);
+    while ((c >= Ch.zero && c <= Ch.nine) || c === Ch.comma) {
+      h = hashStep(h, c);
+      c = t.charCodeAt(++p);
+    }
+    if (c !== close) return undefined;
+    h = hashStep(h, c);
+    c = t.charCodeAt(++p);
+    if (close === Ch.rbrace || c !== Ch.lbrace) break;
+    close = Ch.rbrace;
+  }
+  // `f32[8] {0}` has its layout after a space: the general reader's case.
+  if (c === Ch.space && (t.charCodeAt(p + 1) === Ch.space || t.charCodeAt(p + 1) === Ch.lbrace)) return undefined;
+  const known = s.shapes.get(at, p, spanHash(t, at, p, h));
+  if (known) s.pos = p;
+  return known;
+}
+
+/**
  * `metadata={…}` at the cursor, shared with every earlier instruction that printed the same text
  * (a model unrolled over layers repeats its name stacks): parsed once per distinct text.
  * Metadata nearly always ends at its first `}` (no nested group, no `}` in a string), so the text
- * up to there is looked up natively; it is only stored when the group did end there, since the
+ * up to there is looked up; it is only stored when the group did end there, since the
  * same characters then always end it at the same place.
  */
 function internedMetadata(s: Scanner): HloMetadata | undefined {
   const at = s.pos;
   if (s.peek() !== Ch.lbrace) return parseMetadata(s);
   const close = s.text.indexOf('}', at);
-  const upToClose = close < 0 ? undefined : s.text.slice(at, close + 1);
-  const known = upToClose === undefined ? undefined : s.metadata.get(upToClose);
+  const known = close < 0 ? undefined : s.metadata.get(at, close + 1);
   if (known) {
     s.pos = close + 1;
     return known;
@@ -52,7 +91,7 @@ function internedMetadata(s: Scanner): HloMetadata | undefined {
   s.pos = at;
   const parsed = parseMetadata(s);
   if (!closed) return parsed;
-  if (parsed && upToClose !== undefined && s.pos === end && end === close + 1) s.metadata.set(upToClose, parsed);
+  if (parsed && s.pos === end && end === close + 1) s.metadata.set(at, end, parsed);
   return parsed;
 }
 
@@ -88,7 +127,7 @@ export function parseInstruction(
   }
   s.skipTrivia();
   // The shape may be left out where XLA can infer it: `ROOT compare = compare(p0, ten), direction=LT`.
-  const shape = startsShape(s) ? internedShape(s) : NO_SHAPE;
+  const shape = knownArrayShape(s) ?? (startsShape(s) ? internedShape(s) : NO_SHAPE);
   if (!shape) return undefined;
   const typeText = shape.text;
   s.skipTrivia();

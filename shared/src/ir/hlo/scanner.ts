@@ -1,6 +1,6 @@
 import type { Diagnostic, ValueType } from '../types';
 import type { HloMetadata } from './ast';
-import { SpanTable } from './span-table';
+import { HASH_SEED, hashStep, SpanTable, spanHash } from './span-table';
 
 /** A shape as printed, parsed once per distinct text. */
 export interface InternedShape {
@@ -47,11 +47,15 @@ export class Scanner {
   /** Shapes read so far, by their text (see `internedShape`). */
   readonly shapes: SpanTable<InternedShape>;
   /** Metadata read so far, by its text (see `internedMetadata`). */
-  readonly metadata = new Map<string, HloMetadata>();
+  readonly metadata: SpanTable<HloMetadata>;
+  /** Words read by `word()`, by their text. */
+  private readonly words: SpanTable<string>;
 
   constructor(readonly text: string) {
     this.end = text.length;
     this.shapes = new SpanTable(text);
+    this.metadata = new SpanTable(text);
+    this.words = new SpanTable(text);
   }
 
   /** Char code at `pos + ahead`, or -1 past the end. */
@@ -138,23 +142,23 @@ export class Scanner {
     return p - start;
   }
 
-  /** Words read by `word()`, by their text. */
-  private readonly words = new Map<string, string>();
-
   /**
    * Reads a name that repeats across the text (an opcode such as `fusion` or `get-tuple-element`)
    * and returns one shared, internalized string per distinct spelling, so 10^5 instructions do not
    * keep 10^5 copies. Returns `''` when no name starts here.
    */
   word(): string {
+    const t = this.text;
     const start = this.pos;
-    const len = this.skipName();
-    if (len === 0) return '';
-    const text = this.text.slice(start, start + len);
-    const known = this.words.get(text);
+    let p = start;
+    let h = HASH_SEED;
+    for (let c = t.charCodeAt(p); p < this.end && isNameChar(c); c = t.charCodeAt(++p)) h = hashStep(h, c);
+    this.pos = p;
+    if (p === start) return '';
+    const known = this.words.get(start, p, spanHash(t, start, p, h));
     if (known !== undefined) return known;
-    const w = internalized(text);
-    this.words.set(w, w);
+    const w = internalized(this.text.slice(start, this.pos));
+    this.words.setKey(w, w);
     return w;
   }
 
