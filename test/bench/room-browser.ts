@@ -25,30 +25,3 @@ export async function personContext(browser: Browser, name: string, color = '#19
   );
   return context;
 }
-
-/**
- * A script for `page.evaluate`: scrolls the editor to the bottom, `stepPx` per frame (every frame
- * shows lines never shown before), and resolves to [rAF intervals, frame work] in ms. Frame work
- * runs from the rAF callback to a message posted from it: scripts, style, layout, paint recording.
- */
-export function scrollToBottom(stepPx: number): string {
-  return `new Promise((resolve) => {
-  const scroller = document.querySelector('.cm-scroller');
-  const intervals = [];
-  const work = [];
-  const channel = new MessageChannel();
-  let start = 0;
-  let last = 0;
-  channel.port1.onmessage = () => work.push(performance.now() - start);
-  const tick = (t) => {
-    start = performance.now();
-    if (last) intervals.push(t - last);
-    last = t;
-    if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return setTimeout(() => resolve([intervals, work]), 50);
-    scroller.scrollTop += ${stepPx};
-    channel.port2.postMessage(0);
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
-}

@@ -1,33 +1,96 @@
 import * as Y from 'yjs';
 import { addAnnotation, quoteOf, type Annotation } from '@seam/shared/model';
 import { loadavg } from 'node:os';
+import type { Page } from 'playwright-core';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
-import { printTable, quantile } from './table';
-import { personContext, syntheticDump, scrollToBottom } from './room-browser';
+import { printTable } from './table';
+import { personContext, syntheticDump } from './room-browser';
+import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 
 /**
- * Browser room, scrolling a 200,000-line dump with 5,000 annotations top to bottom in headless
- * Chromium, a fixed number of pixels per frame (every frame shows lines never shown before).
- * Two figures per frame: the requestAnimationFrame interval, and the main-thread work of the frame
- * (from the rAF callback to a message posted from it, i.e. scripts, style, layout and paint
- * recording). Goal p95 ≤ 16.7 ms. Reference: the same scroll of the same text without annotations.
+ * Browser room, scrolling a 200,000-line dump with 5,000 annotations in headless Chromium, in two
+ * modes: a jump of 2,400 px per frame from top to bottom (a scrollbar thumb dragged fast: every
+ * frame shows lines never shown before), and wheel flicks sent as real input (40 places spread over
+ * the dump, 60 frames each, 3 notches of 120 px per frame). Per frame: the rAF interval and the
+ * frame work (see `FRAME_RECORDER`). Goal p95 ≤ 16.7 ms. Floors, scrolled the same way: a page
+ * that virtualizes the same lines itself (no CodeMirror), and CodeMirror with the lines as plain
+ * text; the reference is the same HLO text without annotations. `SEAM_BENCH_ROUNDS` (default 2)
+ * sets how many times each case runs, alternating; `SEAM_WEB_DIR` serves another build of the app.
  */
 const LINES = 200_000;
 const ANNOTATIONS = 5_000;
 const STEP_PX = 2_400;
+const ROUNDS = Number(process.env.SEAM_BENCH_ROUNDS ?? 2);
 
+const CASES = [
+  { key: 'floor', name: 'floor: own virtualized divs' },
+  { key: 'plain.txt', name: 'CodeMirror, plain text' },
+  { key: 'plain.hlo', name: 'HLO, no annotations (reference)' },
+  { key: 'annotated.hlo', name: `HLO, ${ANNOTATIONS.toLocaleString('en-US')} annotations` },
+] as const;
+const MODES = ['jump', 'wheel'] as const;
 
-const server = await startWebServer();
+const server = await startWebServer(process.env.SEAM_WEB_DIR ? { SEAM_WEB_DIR: process.env.SEAM_WEB_DIR } : {});
 const browser = await launchBrowser();
 try {
   const text = syntheticDump(LINES);
   const room = await createRoom(server, 'bench: scroll');
   await addDocument(server, room.id, room.tokens.owner, 'plain.hlo', `${text}\n`);
+  // The same lines behind `> `, which no IR rule recognizes: CodeMirror's plain-text floor.
+  await addDocument(server, room.id, room.tokens.owner, 'plain.txt', text.replace(/^/gm, '> '));
   const annotatedId = await addDocument(server, room.id, room.tokens.owner, 'annotated.hlo', text);
+  await annotate(room.id, room.tokens.owner, annotatedId, text);
 
-  const client = connectClient(server, room.id, room.tokens.owner, { ack: true });
+  /** Opens a fresh context on one case and scrolls it in one mode. */
+  const scroll = async (key: (typeof CASES)[number]['key'], mode: (typeof MODES)[number]): Promise<FrameSample> => {
+    const context = await personContext(browser, 'Bo');
+    await context.addInitScript(FRAME_RECORDER);
+    const page = await context.newPage();
+    try {
+      const selector = key === 'floor' ? '#floor' : '.cm-scroller';
+      if (key === 'floor') await openFloor(page, text);
+      else await openDump(page, room.links.viewer, key);
+      return mode === 'jump' ? await jumpScroll(page, selector, STEP_PX) : await wheelScroll(page, selector);
+    } finally {
+      await context.close();
+    }
+  };
+
+  const runs = new Map<string, FrameSample[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of MODES) {
+      for (const c of CASES) {
+        const id = `${c.key} ${mode}`;
+        runs.set(id, [...(runs.get(id) ?? []), await scroll(c.key, mode)]);
+      }
+    }
+  }
+  for (const mode of MODES) {
+    const of = (key: string) => joinSamples(runs.get(`${key} ${mode}`) ?? []);
+    const floor = of('floor');
+    const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
+    printTable(`Scroll ${LINES.toLocaleString('en-US')} lines, ${how}, ${ROUNDS} runs each (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, CASES.flatMap((c) => frameRows(c.name, of(c.key), c.key === 'floor' ? null : floor)));
+    for (const c of CASES) console.log(loafLine(`${mode}, ${c.name}`, of(c.key)));
+  }
+  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+/** Opens the room at `url` and the dump titled `title`, and waits until its first line (and, annotated, a mark) is drawn. */
+async function openDump(page: Page, url: string, title: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: new RegExp(title.replace('.', '\\.')) }).click();
+  await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
+  if (title === 'annotated.hlo') await page.locator('.cm-ann').first().waitFor();
+}
+
+/** Adds the annotations, spread evenly over the lines, as a real client, and waits until they are durable. */
+async function annotate(roomId: string, token: string, docId: string, text: string): Promise<void> {
+  const client = connectClient(server, roomId, token, { ack: true });
   await client.synced();
   const lineStarts: number[] = [0];
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
@@ -38,7 +101,7 @@ try {
       for (let i = batch; i < batch + 250; i++) {
         const from = (lineStarts[Math.floor((i * LINES) / ANNOTATIONS)] ?? 0) + 2;
         const a: Annotation = {
-          id: `a${i}`, docId: annotatedId, from, to: from + 12, quote: quoteOf(text, from, from + 12), kind: kinds[i % 4] ?? 'note',
+          id: `a${i}`, docId, from, to: from + 12, quote: quoteOf(text, from, from + 12), kind: kinds[i % 4] ?? 'note',
           body: `annotation ${i}`, author, createdAt: i, resolved: i % 7 === 0, replies: [],
         };
         addAnnotation(client.doc, a);
@@ -49,36 +112,4 @@ try {
   const clock = Y.getState(client.doc.store, client.doc.clientID);
   await waitFor(() => client.acks.some((a) => a.entries.some((e) => e.clientID === client.doc.clientID && e.clock >= clock)), 'annotations to be durable', 60_000);
   client.destroy();
-
-  const scroll = async (title: string): Promise<[number[], number[]]> => {
-    const context = await personContext(browser, 'Bo');
-    const page = await context.newPage();
-    await page.goto(room.links.viewer);
-    await page.getByRole('button', { name: new RegExp(title.replace('.', '\\.')) }).click();
-    await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
-    if (title === 'annotated.hlo') await page.locator('.cm-ann').first().waitFor();
-    const r = (await page.evaluate(scrollToBottom(STEP_PX))) as [number[], number[]];
-    await context.close();
-    return r;
-  };
-
-  const runs: Record<string, [number[], number[]]> = {};
-  for (const title of ['plain.hlo', 'annotated.hlo', 'plain.hlo', 'annotated.hlo']) {
-    const [i, w] = await scroll(title);
-    const prev = runs[title] ?? [[], []];
-    runs[title] = [[...prev[0], ...i], [...prev[1], ...w]];
-  }
-  const rows = [];
-  for (const [title, name] of [['plain.hlo', 'no annotations (reference)'], ['annotated.hlo', `${ANNOTATIONS.toLocaleString('en-US')} annotations`]] as const) {
-    const [intervals, work] = runs[title] ?? [[], []];
-    rows.push([`${name}: rAF interval`, intervals.length, quantile(intervals, 0.5), quantile(intervals, 0.95), Math.max(...intervals), 16.7, quantile(intervals, 0.95) / 16.7]);
-    rows.push([`${name}: frame work`, work.length, quantile(work, 0.5), quantile(work, 0.95), Math.max(...work), 16.7, quantile(work, 0.95) / 16.7]);
-  }
-  printTable(`Scroll ${LINES.toLocaleString('en-US')} lines top to bottom, ${STEP_PX} px per frame, 2 runs each (ms)`, ['case', 'frames', 'p50', 'p95', 'max', 'goal p95', 'p95 / goal'], rows);
-  const p95 = (t: string, k: 0 | 1) => quantile(runs[t]?.[k] ?? [], 0.95);
-  console.log(`ratio p95 annotated / reference: rAF ${(p95('annotated.hlo', 0) / p95('plain.hlo', 0)).toFixed(2)}, work ${(p95('annotated.hlo', 1) / p95('plain.hlo', 1)).toFixed(2)}`);
-  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
-} finally {
-  await browser.close();
-  await server.close();
 }
