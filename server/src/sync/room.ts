@@ -233,11 +233,17 @@ export class Room {
 
   /**
    * For `GroupCommit`: `batch` is on disk, its last log row `lastId` (undefined for an empty
-   * batch). Broadcasts it, sends due acks, and compacts when the log has grown past a threshold.
+   * batch). Sends due acks, broadcasts it, and compacts when the log has grown past a threshold.
    */
   publish(batch: readonly PendingUpdate[], lastId: number | undefined): void {
     if (this.broken) return;
     if (lastId !== undefined) this.lastId = lastId;
+    // Acks first: the authors learn their writes are durable before the broadcast's many sends.
+    for (const c of this.ackDue) {
+      const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));
+      c.send(encodeAck({ seq: c.received, entries }));
+    }
+    this.ackDue.clear();
     for (const { update, origin } of batch) {
       this.logCount += 1;
       this.logBytes += update.length;
@@ -252,11 +258,6 @@ export class Room {
       this.deps.metrics.updatesOut.inc(n);
       this.deps.metrics.fanout.observe(n);
     }
-    for (const c of this.ackDue) {
-      const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));
-      c.send(encodeAck({ seq: c.received, entries }));
-    }
-    this.ackDue.clear();
     if (this.logCount >= this.deps.compactCount || this.logBytes >= this.deps.compactBytes) this.compact();
   }
 
