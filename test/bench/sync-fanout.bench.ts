@@ -17,7 +17,7 @@ import { measureAll } from './sync/targets';
  * every reader does not queue behind one event loop.
  */
 const scale = QUICK ? { readers: 20, annotations: 200, perSecond: 100, parts: 2 } : { readers: 100, annotations: 2000, perSecond: 100, parts: 4 };
-const ROUNDS = QUICK ? 1 : 2;
+const ROUNDS = QUICK ? 1 : 4;
 const script = fileURLToPath(new URL('./sync/fanout-load.ts', import.meta.url));
 
 /** One run, its shares' results joined. */
@@ -33,7 +33,8 @@ interface Run {
 }
 
 function join(parts: readonly FanoutResult[], server: ProcessUsage): Run {
-  const sent = parts[0]?.sent ?? [];
+  const writer = parts.find((p) => p.sent.length > 0);
+  const sent = writer?.sent ?? [];
   const latencies: number[] = [];
   let missing = 0;
   for (const part of parts) {
@@ -44,7 +45,6 @@ function join(parts: readonly FanoutResult[], server: ProcessUsage): Run {
       });
     }
   }
-  const writer = parts[0];
   return {
     latencies,
     missing,
@@ -57,12 +57,12 @@ function join(parts: readonly FanoutResult[], server: ProcessUsage): Run {
   };
 }
 
-console.log(`fan-out: ${scale.readers} stock readers in ${scale.parts} load processes + 1 writer in one room, ` +
+console.log(`fan-out: ${scale.readers} stock readers in ${scale.parts} load processes + 1 writer in its own, one room, ` +
   `${scale.annotations} annotations at ${scale.perSecond}/s, ${ROUNDS} runs per server${QUICK ? ' (quick)' : ''}`);
 const results = await measureAll(ROUNDS, async (server): Promise<Run> => {
   const room = await server.createRoom('fan-out benchmark', benchDumpText());
   const prefix = randomUUID();
-  const loads = Array.from({ length: scale.parts }, (_, part) =>
+  const loads = ['writer' as const, ...Array.from({ length: scale.parts }, (_, part) => part)].map((part) =>
     forkLoad<FanoutConfig, FanoutResult>(script, { syncUrl: server.syncUrl, room, ...scale, part, prefix, acks: server.acks, drainMs: 30_000 }));
   try {
     await Promise.all(loads.map((l) => l.ready));

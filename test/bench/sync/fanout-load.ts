@@ -8,15 +8,17 @@ import { LoadMeter, until, waitFor, type LoadProcessUsage } from './load-meter';
 import type { BenchRoom } from './servers';
 
 /**
- * One share of the fan-out load: readers `part`, `part + parts`, … of one room; share 0 also holds
- * the writer, which adds annotations at a steady rate. Times are epoch milliseconds with sub-ms
- * precision (`performance.timeOrigin + performance.now()`), comparable across the load processes.
+ * One share of the fan-out load: readers `part`, `part + parts`, … of one room, or (`part:
+ * 'writer'`) the writer alone, which adds annotations at a steady rate: its writes and acks are
+ * then timed by an event loop that applies no reader's updates. Times are epoch milliseconds with sub-ms precision
+ * (`performance.timeOrigin + performance.now()`), comparable across the load processes.
  */
 export interface FanoutConfig {
   readonly syncUrl: string;
   readonly room: BenchRoom;
   readonly readers: number;
-  readonly part: number;
+  /** This share's index among `parts` reader shares, or the writer's share. */
+  readonly part: number | 'writer';
   readonly parts: number;
   /** Prefix of the annotation ids, the same in every share: annotation `n` is `${prefix}-${n}`. */
   readonly prefix: string;
@@ -32,7 +34,7 @@ export interface FanoutConfig {
 export interface FanoutResult {
   /** Per reader of this share, per annotation: when it arrived, or -1 if it never did. */
   readonly arrivals: number[][];
-  /** Share 0 only: when each annotation was written. */
+  /** The writer's share only: when each annotation was written. */
   readonly sent: number[];
   /** Write→ack in ms, one per acknowledged write; empty without acks or writer. */
   readonly ackLatencies: number[];
@@ -89,7 +91,7 @@ serveLoad<FanoutConfig, FanoutResult>(async (config, ready, go) => {
     await client.synced;
     return client;
   });
-  const writer = config.part === 0 ? openStockClient(config.syncUrl, room.id, config.acks ? { ...room.writer, ack: '1' } : room.writer, 'writer') : undefined;
+  const writer = config.part === 'writer' ? openStockClient(config.syncUrl, room.id, config.acks ? { ...room.writer, ack: '1' } : room.writer, 'writer') : undefined;
   // Before the first message: the ack of the handshake's step 2 can come right after it.
   const acks = writer && config.acks ? new AckTracker(writer) : undefined;
   await writer?.synced;
