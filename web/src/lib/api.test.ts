@@ -41,6 +41,15 @@ describe('RoomApi', () => {
     expect(calls).toEqual(['/api/rooms/r1/documents/d2/text']);
   });
 
+  it('tells the first document of the prefetched room only for its room and token', async () => {
+    const prefetch: RoomPrefetch = { roomId: 'r1', token: 't', info: Promise.resolve(null), first: Promise.resolve('d1'), text: Promise.resolve(null) };
+    const api = new RoomApi('', recorder(() => new Response()).fetcher, prefetch);
+    expect(await api.firstDocument('r1', 't')).toBe('d1');
+    expect(await api.firstDocument('r1', 'other')).toBeNull();
+    expect(await api.firstDocument('r2', 't')).toBeNull();
+    expect(await new RoomApi('').firstDocument('r1', 't')).toBeNull();
+  });
+
   it("turns the server's error shape into an ApiError with its code", async () => {
     const { fetcher } = recorder(() => Response.json({ error: { code: 'forbidden', message: 'viewers cannot write' } }, { status: 403 }));
     const err = await new RoomApi('', fetcher).upload('r1', 't', 'x', 'y').catch((e: unknown) => e);

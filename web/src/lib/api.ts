@@ -90,6 +90,12 @@ export class RoomApi {
     );
   }
 
+  /** The id of the document opened first, as `index.html` learnt it at navigation start for this room and token; null when unknown. */
+  firstDocument(roomId: string, token: string): Promise<string | null> {
+    const p = this.prefetch;
+    return p?.first && p.roomId === roomId && p.token === token ? p.first : Promise.resolve(null);
+  }
+
   /** A dump's text (immutable, cached by the browser). */
   async text(roomId: string, token: string, docId: string): Promise<string> {
     const p = this.prefetch;

@@ -4,6 +4,8 @@ export interface RoomPrefetch {
   readonly token: string;
   /** The `GET /api/rooms/:id` response, or null when the request failed. */
   readonly info: Promise<Response | null>;
+  /** The id of the room's oldest document, the one opened first, as soon as the room answered; null when none. */
+  readonly first?: Promise<string | null>;
   /** The text of the room's oldest document, or null. */
   readonly text: Promise<{ docId: string; text: string } | null>;
 }

@@ -10,29 +10,59 @@ type Ask = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, '
 
 /**
  * Where a document's analysis comes from: the index the server stored at ingest, or, for texts the
- * server has not indexed, the IR core. Both run in one Web Worker, which fetches and parses the
- * stored JSON (68 MB for a 25 MB HLO dump) and posts back only what the views need (see
- * `ViewAnalysis`); the main thread never parses it. Each document is analyzed once per session.
+ * server has not indexed, the IR core. Both run in one Web Worker, which fetches the stored views
+ * part (18 MB of JSON for a 25 MB HLO dump, against 68 MB for the whole analysis) and posts back
+ * the compact `ViewAnalysis`; the main thread never fetches or parses it, and the cross-layer keys
+ * are fetched only to link layers. `first` is the id of the document opened first, known from the
+ * navigation-start prefetch: its analysis is loaded as soon as it is known, beside its text,
+ * rather than after it. Each document is analyzed once per session.
  */
 export class AnalysisSource {
   private worker: Worker | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Ok) => void; reject: (e: Error) => void }>();
   private readonly cache = new Map<string, Promise<ViewAnalysis>>();
+  private early: Promise<{ docId: string; loaded: Promise<Ok> } | null>;
+  private destroyed = false;
 
   constructor(
     private readonly base: string,
     private readonly roomId: string,
     private readonly token: string,
-  ) {}
+    first: Promise<string | null> = Promise.resolve(null),
+  ) {
+    this.early = first.then(
+      (docId) => {
+        if (docId === null || this.destroyed) return null;
+        const loaded = this.ask({ type: 'load', docId, url: this.urlOf(docId), token: this.token });
+        // Its failure reaches whoever asks for this document (see `load`); nobody may ask.
+        loaded.catch(() => {});
+        return { docId, loaded };
+      },
+      () => null,
+    );
+  }
+
+  private urlOf(docId: string): string {
+    const path = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(docId)}/analysis`;
+    return new URL(path, globalThis.location?.href).href;
+  }
+
+  /** The worker's answer to loading `docId`: the one started early for it (taken once), else a new request. */
+  private async load(docId: string): Promise<Ok> {
+    const e = await this.early;
+    if (e?.docId === docId) {
+      this.early = Promise.resolve(null);
+      return e.loaded;
+    }
+    return this.ask({ type: 'load', docId, url: this.urlOf(docId), token: this.token });
+  }
 
   /** The stored analysis of a dump; falls back to analyzing its text when the server has none for it. */
   forDocument(docId: string, kind: DocumentKind, text: () => string | null): Promise<ViewAnalysis> {
     const hit = this.cache.get(docId);
     if (hit) return hit;
-    const path = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(docId)}/analysis`;
-    const url = new URL(path, globalThis.location?.href).href;
-    const p = this.ask({ type: 'load', docId, url, token: this.token }).then((r) => {
+    const p = this.load(docId).then((r) => {
       if (r.view) return r.view;
       const t = text();
       if (t === null) throw new Error('the analysis is not available');
@@ -58,24 +88,31 @@ export class AnalysisSource {
   }
 
   private ask(req: Ask): Promise<Ok> {
-    if (!this.worker) {
-      this.worker = new Worker(new URL('./analysis.worker.ts', import.meta.url), { type: 'module' });
-      this.worker.onmessage = (e: MessageEvent<WorkerReply>) => {
-        const p = this.pending.get(e.data.id);
-        this.pending.delete(e.data.id);
-        if (e.data.ok) p?.resolve(e.data);
-        else p?.reject(new Error(e.data.message));
-      };
-    }
+    if (this.destroyed) return Promise.reject(new Error('the analysis worker is stopped'));
+    const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker?.postMessage({ ...req, id } as WorkerRequest);
+      worker.postMessage({ ...req, id } as WorkerRequest);
     });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./analysis.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+      const p = this.pending.get(e.data.id);
+      this.pending.delete(e.data.id);
+      if (e.data.ok) p?.resolve(e.data);
+      else p?.reject(new Error(e.data.message));
+    };
+    this.worker = worker;
+    return worker;
   }
 
   /** Stops the worker; pending requests are dropped with it. */
   destroy(): void {
+    this.destroyed = true;
     this.worker?.terminate();
     this.worker = null;
     this.pending.clear();

@@ -1,31 +1,54 @@
-import { analyze, linkLayers, type Analysis } from '@seam/shared/ir';
-import { toViewIndex } from '../editor/ir/lookup';
-import type { ViewAnalysis, WorkerReply, WorkerRequest } from './worker-protocol';
+import { analyze, linkLayers, writeAnalysisViews, type Analysis, type AnalysisViews } from '@seam/shared/ir';
+import { fetchViews, fullAnalysis, viewOf, type HeldAnalysis } from './stored-analysis';
+import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
-/** Full analyses by document id: only this thread holds the whole object graph. */
-const loaded = new Map<string, Analysis>();
+/** Analyses by document id: only this thread holds them (the views part alone until linked). */
+const held = new Map<string, HeldAnalysis>();
+/** Whole analyses by document id, each made once, when the document is first linked. */
+const wholes = new Map<string, Promise<Analysis>>();
+
+function hold(docId: string, h: HeldAnalysis): void {
+  held.set(docId, h);
+  wholes.delete(docId);
+}
 
 function answer(reply: WorkerReply, transfer: Transferable[] = []): void {
   self.postMessage(reply, { transfer });
 }
 
-/** Keeps the full analysis here and answers with the compact view of it (its value columns transferred). */
-function sendView(id: number, docId: string, a: Analysis): void {
-  loaded.set(docId, a);
-  const view: ViewAnalysis = { index: toViewIndex(a.index), diagnostics: a.diagnostics };
+/** Answers with the compact view of a views part, its value offsets transferred. */
+function sendView(id: number, views: AnalysisViews): void {
+  const view = viewOf(views);
   answer({ id, ok: true, view }, [view.index.values.nums.buffer]);
 }
 
-async function handle(req: WorkerRequest): Promise<void> {
-  if (req.type === 'analyze') return sendView(req.id, req.docId, analyze(req.text, req.kind));
-  if (req.type === 'load') {
-    const res = await fetch(req.url, { headers: { Authorization: `Bearer ${req.token}` } });
-    if (res.status === 404) return answer({ id: req.id, ok: true, missing: true });
-    if (!res.ok) throw new Error(`analysis request answered ${res.status}`);
-    return sendView(req.id, req.docId, (await res.json()) as Analysis);
+/** The whole analysis of `docId` (its keys part fetched on the first call). */
+function whole(docId: string): Promise<Analysis> {
+  const h = held.get(docId);
+  if (!h) return Promise.reject(new Error('the three layers are not all analyzed'));
+  let p = wholes.get(docId);
+  if (!p) {
+    p = fullAnalysis(h);
+    wholes.set(docId, p);
+    p.catch(() => wholes.delete(docId));
   }
-  const [j, s, h] = [loaded.get(req.jaxpr), loaded.get(req.stablehlo), loaded.get(req.hlo)];
-  if (!j || !s || !h) throw new Error('the three layers are not all analyzed');
+  return p;
+}
+
+async function handle(req: WorkerRequest): Promise<void> {
+  if (req.type === 'analyze') {
+    const full = analyze(req.text, req.kind);
+    hold(req.docId, { full });
+    return sendView(req.id, writeAnalysisViews(full));
+  }
+  if (req.type === 'load') {
+    const from = { url: req.url, token: req.token };
+    const views = await fetchViews(from);
+    if (!views) return answer({ id: req.id, ok: true, missing: true });
+    hold(req.docId, { views, from });
+    return sendView(req.id, views);
+  }
+  const [j, s, h] = await Promise.all([whole(req.jaxpr), whole(req.stablehlo), whole(req.hlo)]);
   const jaxprSpans = j.index.keys.map((k) => [k.line, k.to] as const);
   answer({ id: req.id, ok: true, link: { rows: linkLayers(j, s, h), jaxprSpans } });
 }

@@ -17,7 +17,9 @@ export interface LinkResult {
 
 /**
  * Requests to the analysis worker, each answered once under its `id`:
- * - `load`: fetch and parse the stored index of `docId` (answered `missing` when the server has none);
+ * - `load`: fetch the stored views part of `docId` (`url?part=views`); answered `missing` when the
+ *   server has no analysis for it. The keys part (`url?part=keys`) is fetched only when the
+ *   document is first linked;
  * - `analyze`: run the IR core on `text` (a dump the server has not indexed);
  * - `link`: join the three layers already loaded in the worker.
  */

@@ -59,7 +59,7 @@ export class IrViewsState {
     private readonly docs: () => readonly DocumentMeta[],
     base = '',
   ) {
-    this.source = new AnalysisSource(base, roomId, token);
+    this.source = new AnalysisSource(base, roomId, token, api.firstDocument(roomId, token));
   }
 
   private metaOf(docId: string): DocumentMeta | undefined {
