@@ -13,6 +13,9 @@ const SyncUpdate = 2;
 /** How often a stock client renews its awareness state (y-protocols: half the 30 s outdated timeout). */
 const AWARENESS_RENEW_MS = 15_000;
 
+/** Origin of the writer's local deletions, which are never sent. */
+const FORGET = Symbol('forget');
+
 /** The Yjs ID of a write's first struct: `client:clock`, the same on every replica that receives it. */
 export type WriteId = string;
 
@@ -46,7 +49,9 @@ export class LeanClient {
   constructor(url: string, name: string, private readonly onUpdate: OnUpdate) {
     this.doc.clientID = random.uint32();
     // What the stock provider sends for a local change: the transaction's own update.
-    this.doc.on('update', (update: Uint8Array) => this.send(encodeSyncMessage(SyncUpdate, update)));
+    this.doc.on('update', (update: Uint8Array, origin: unknown) => {
+      if (origin !== FORGET) this.send(encodeSyncMessage(SyncUpdate, update));
+    });
     this.state = JSON.stringify({ user: { name, color: '#3b82f6' } });
     this.ws = new WebSocket(url);
     this.synced = new Promise<void>((resolve, reject) => {
@@ -70,10 +75,21 @@ export class LeanClient {
     this.synced.catch(() => undefined);
   }
 
-  /** Adds what `change` writes to the writer's document and sends it as one update; returns its ID. */
+  /**
+   * Adds what `change` writes to the writer's document and sends it as one update; returns its ID.
+   * Then deletes, without sending, every key of the document's root maps, so that Yjs collects the
+   * written content and a long run does not grow this process's heap (and its GC pauses) by every
+   * annotation it wrote. Later writes of new keys encode exactly as before: a new key's item has
+   * no origin.
+   */
   write(change: (doc: Y.Doc) => void): WriteId {
     const id = `${this.doc.clientID}:${Y.getState(this.doc.store, this.doc.clientID)}`;
     this.doc.transact(() => change(this.doc));
+    this.doc.transact(() => {
+      for (const type of this.doc.share.values()) {
+        if (type instanceof Y.Map) for (const key of [...type.keys()]) type.delete(key);
+      }
+    }, FORGET);
     return id;
   }
 
