@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
 import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 import { DEFAULT_LIMITS, SyncMode } from '../config';
@@ -12,7 +12,7 @@ import { Metrics } from '../metrics';
 import { openStore, UpdatesStore, type Store } from '../store';
 import { Connection, type SocketLike } from './connection';
 import { GroupCommit } from './group-commit';
-import { Room } from './room';
+import { COMPACT_FORCE_FACTOR, COMPACT_IDLE_MS, Room } from './room';
 
 const note = (id: string): Annotation => ({
   id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
@@ -47,6 +47,7 @@ beforeEach(() => {
   store.rooms.create({ id: 'r2', title: 't2', createdAt: 1 }, { owner: Buffer.alloc(32, 4), annotator: Buffer.alloc(32, 5), viewer: Buffer.alloc(32, 6) });
 });
 afterEach(() => {
+  vi.useRealTimers();
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -139,16 +140,19 @@ describe('Room', () => {
     expect([store.updates.load('r').updates, store.updates.load('r2').updates]).toEqual([[], []]);
   });
 
-  it('compacts the log into a snapshot once it passes the byte threshold, and reloads from it', () => {
+  it('compacts the log into a snapshot once the room is idle past the byte threshold, and reloads from it', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { room, connect } = setup(store.updates, 400);
     const a = connect();
     room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('small')));
     room.flush();
-    expect(store.updates.load('r').snapshot).toBeUndefined();
     const d = new Y.Doc();
     addAnnotation(d, { ...note('big'), body: 'y'.repeat(500) });
     room.receive(a.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(d)));
     room.flush();
+    vi.advanceTimersByTime(COMPACT_IDLE_MS - 1);
+    expect(store.updates.load('r').snapshot).toBeUndefined();
+    vi.advanceTimersByTime(1);
     const stored = store.updates.load('r');
     expect(stored.snapshot).toBeDefined();
     expect(stored.updates).toEqual([]);
@@ -157,5 +161,42 @@ describe('Room', () => {
     const reloaded = setup(store.updates).room;
     expect(readAnnotations(reloaded.doc).map((x) => x.id).sort()).toEqual(['big', 'small']);
     reloaded.destroy();
+  });
+
+  it('puts off the compaction while commits keep coming, but not past four times the threshold', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { room, connect } = setup(store.updates, 400);
+    const a = connect();
+    const d = new Y.Doc();
+    let last = 0;
+    d.on('update', (u: Uint8Array) => {
+      last = u.length;
+      room.receive(a.conn, encodeSyncMessage(2, u));
+      room.flush();
+    });
+    let written = 0;
+    while (written + last < 400 * COMPACT_FORCE_FACTOR) {
+      vi.advanceTimersByTime(COMPACT_IDLE_MS / 2);
+      expect(store.updates.load('r').snapshot).toBeUndefined();
+      addAnnotation(d, { ...note(`n${written}`), body: 'z'.repeat(200) });
+      written += last;
+    }
+    addAnnotation(d, { ...note('over'), body: 'z'.repeat(200) });
+    expect(store.updates.load('r').snapshot).toBeDefined();
+    room.leave(a.conn);
+    room.destroy();
+  });
+
+  it('compacts a room whose log is past a threshold when it unloads', () => {
+    const { room, connect } = setup(store.updates, 400);
+    const a = connect();
+    const d = new Y.Doc();
+    addAnnotation(d, { ...note('big'), body: 'y'.repeat(500) });
+    room.receive(a.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(d)));
+    room.flush();
+    expect(store.updates.load('r').snapshot).toBeUndefined();
+    room.leave(a.conn);
+    room.destroy();
+    expect(store.updates.load('r')).toMatchObject({ updates: [], snapshot: expect.any(Uint8Array) });
   });
 });
