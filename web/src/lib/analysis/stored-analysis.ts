@@ -30,7 +30,7 @@ async function getJson(from: AnalysisUrl, part: AnalysisPart): Promise<unknown> 
 export async function fetchViews(from: AnalysisUrl): Promise<AnalysisViews | null> {
   const body = await getJson(from, AnalysisPart.views);
   if (body === null) return null;
-  if (!isAnalysisViews(body)) throw new Error('the server answered an analysis views part of another version');
+  if (!isAnalysisViews(body)) throw new Error('the server answered an analysis views part this app cannot read');
   return body;
 }
 

@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyze, writeAnalysisKeys, writeAnalysisViews } from '@seam/shared/ir';
+import { fetchViews, fullAnalysis, viewOf } from './stored-analysis';
+
+import mlpHlo from '../../../../test/fixtures/ir/mlp/hlo-opt.txt?raw';
+
+const analysis = JSON.parse(JSON.stringify(analyze(mlpHlo, 'hlo-opt'))) as ReturnType<typeof analyze>;
+/** Bodies by path and `part`, as the room server would answer them; the bearer token each request carried. */
+const BODIES: Record<string, { status: number; body: unknown }> = {
+  '/ok?part=views': { status: 200, body: writeAnalysisViews(analysis) },
+  '/ok?part=keys': { status: 200, body: writeAnalysisKeys(analysis) },
+  '/old?part=views': { status: 200, body: { ...writeAnalysisViews(analysis), version: 0 } },
+  '/nokeys?part=views': { status: 200, body: writeAnalysisViews(analysis) },
+  '/nokeys?part=keys': { status: 200, body: { version: 1 } },
+  '/broken?part=views': { status: 500, body: { error: { code: 'internal', message: 'boom' } } },
+};
+const tokens: string[] = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    tokens.push(req.headers.authorization ?? '');
+    const hit = BODIES[req.url ?? ''];
+    res.writeHead(hit?.status ?? 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(hit?.body ?? { error: { code: 'not_found', message: 'no analysis' } }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('the stored analysis in the worker', () => {
+  it('reads the views part, then the whole analysis with the keys part, with the token', async () => {
+    const from = { url: `${base}/ok`, token: 't1' };
+    const views = await fetchViews(from);
+    expect(views).not.toBeNull();
+    const view = viewOf(views!);
+    expect(view.index.values.nums).toBeInstanceOf(Float64Array);
+    expect(view.index.values.nums.length).toBe(analysis.index.values.length * 4);
+    expect(view.index.fusions).toEqual(analysis.index.fusions);
+    expect(view.index).not.toHaveProperty('keys');
+    expect(await fullAnalysis({ views: views!, from })).toEqual(analysis);
+    expect(tokens.slice(-2)).toEqual(['Bearer t1', 'Bearer t1']);
+    expect(await fullAnalysis({ full: analysis })).toBe(analysis);
+  });
+
+  it('answers null when the server has no analysis, and a clear error for anything it cannot read', async () => {
+    expect(await fetchViews({ url: `${base}/missing`, token: 't' })).toBeNull();
+    await expect(fetchViews({ url: `${base}/old`, token: 't' })).rejects.toThrow(/cannot read/);
+    await expect(fetchViews({ url: `${base}/broken`, token: 't' })).rejects.toThrow(/answered 500/);
+    const views = await fetchViews({ url: `${base}/nokeys`, token: 't' });
+    await expect(fullAnalysis({ views: views!, from: { url: `${base}/nokeys`, token: 't' } })).rejects.toThrow(/no cross-layer keys/);
+  });
+});
