@@ -1,6 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyze, writeAnalysisKeys, writeAnalysisViews } from '@seam/shared/ir';
 import { fetchViews, fullAnalysis, viewOf } from './stored-analysis';
 
@@ -17,20 +15,17 @@ const BODIES: Record<string, { status: number; body: unknown }> = {
   '/broken?part=views': { status: 500, body: { error: { code: 'internal', message: 'boom' } } },
 };
 const tokens: string[] = [];
-let server: Server;
-let base: string;
+const base = 'https://seam.test/api/rooms/r/documents';
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    tokens.push(req.headers.authorization ?? '');
-    const hit = BODIES[req.url ?? ''];
-    res.writeHead(hit?.status ?? 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(hit?.body ?? { error: { code: 'not_found', message: 'no analysis' } }));
+// The worker's `fetch`, answering as the room server would (its routes are tested in server/).
+beforeAll(() => {
+  vi.stubGlobal('fetch', async (input: string, init?: RequestInit) => {
+    tokens.push(new Headers(init?.headers).get('authorization') ?? '');
+    const hit = BODIES[input.slice(base.length)];
+    return Response.json(hit?.body ?? { error: { code: 'not_found', message: 'no analysis' } }, { status: hit?.status ?? 404 });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => vi.unstubAllGlobals());
 
 describe('the stored analysis in the worker', () => {
   it('reads the views part, then the whole analysis with the keys part, with the token', async () => {
