@@ -3,7 +3,8 @@ import type { InternedShape } from './scanner';
 import { parseIntList, parseMetadata, parseName, parseNameList } from './attributes';
 import { Ch, isNameChar, type Scanner } from './scanner';
 import { parseShape, skipShape } from './shape';
-import { HASH_SEED, hashStep, spanHash, type SpanTable } from './span-table';
+import type { SpanTable } from './span-table';
+import { SpanTrie } from './span-trie';
 
 const NO_SHAPE: InternedShape = { type: { tuple: [] }, bytes: 0, text: '' };
 
@@ -23,46 +24,50 @@ function internedShape(s: Scanner): InternedShape | undefined {
   const parsed = parseShape(s);
   if (!parsed) return undefined;
   const shape = { type: parsed.type, bytes: parsed.bytes, text: s.text.slice(at, s.pos) };
-  if (s.pos === end) s.shapes.set(at, end, shape);
+  if (s.pos === end) {
+    s.shapes.set(at, end, shape);
+    s.shapeTrie.set(s.text, at, end, shape);
+  }
   return shape;
 }
 
 /**
  * The shape at the cursor when it is a plain array type seen before, `f32[2,128]{1,0}` (digits
- * and commas only, followed by a space or by nothing that could continue it): found from its
- * characters, hashed as they are read, with no other pass over them. Undefined, with the cursor
- * unmoved, for anything else, which the general reader then reads.
+ * and commas only, followed by a space or by nothing that could continue it): found by walking
+ * the trie of shapes as its characters are read, with no other pass over them. Undefined, with the
+ * cursor unmoved, for anything else, which the general reader then reads.
  */
 function knownArrayShape(s: Scanner): InternedShape | undefined {
   const t = s.text;
+  const trie = s.shapeTrie;
   const at = s.pos;
   let p = at;
-  let h = HASH_SEED;
+  let node = SpanTrie.ROOT;
   let c = t.charCodeAt(p);
   // The dtype, without the `.` a name may hold (`startsShape` stops there too).
   while (c !== Ch.dot && isNameChar(c)) {
-    h = hashStep(h, c);
+    node = trie.next(node, c);
     c = t.charCodeAt(++p);
   }
   if (p === at || c !== Ch.lbracket) return undefined;
   // `[2,128]`, then `{1,0}` if it follows at once: digits and commas between the brackets.
   let close: number = Ch.rbracket;
   for (;;) {
-    h = hashStep(h, c);
+    node = trie.next(node, c);
     c = t.charCodeAt(++p);
     while ((c >= Ch.zero && c <= Ch.nine) || c === Ch.comma) {
-      h = hashStep(h, c);
+      node = trie.next(node, c);
       c = t.charCodeAt(++p);
     }
     if (c !== close) return undefined;
-    h = hashStep(h, c);
+    node = trie.next(node, c);
     c = t.charCodeAt(++p);
     if (close === Ch.rbrace || c !== Ch.lbrace) break;
     close = Ch.rbrace;
   }
   // `f32[8] {0}` has its layout after a space: the general reader's case.
   if (c === Ch.space && (t.charCodeAt(p + 1) === Ch.space || t.charCodeAt(p + 1) === Ch.lbrace)) return undefined;
-  const known = s.shapes.get(at, p, spanHash(t, at, p, h));
+  const known = trie.at(node);
   if (known) s.pos = p;
   return known;
 }
@@ -246,7 +251,23 @@ function emptyDot(): HloDotDims {
 function parseOperands(s: Scanner, names: SpanTable<string> | undefined, collect: boolean): readonly string[] {
   const out: string[] = [];
   const open = s.pos;
-  s.pos++;
+  const t = s.text;
+  // The form XLA prints, `(%a, %b)`, read name by name without the general steps below, which
+  // take over at the first operand written any other way.
+  let p = open + 1;
+  s.pos = p;
+  while (t.charCodeAt(p) === Ch.percent) {
+    const at = p + 1;
+    p = at;
+    while (isNameChar(t.charCodeAt(p))) p++;
+    const c = t.charCodeAt(p);
+    const last = c === Ch.rparen;
+    if (p === at || !(last || (c === Ch.comma && t.charCodeAt(p + 1) === Ch.space))) break;
+    if (collect) out.push(names?.get(at, p) ?? t.slice(at, p));
+    p += last ? 1 : 2;
+    s.pos = p;
+    if (last) return collect ? out : NO_OPERANDS;
+  }
   for (;;) {
     s.skipTrivia();
     const c = s.peek();

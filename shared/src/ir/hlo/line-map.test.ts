@@ -14,6 +14,13 @@ describe('LineMap', () => {
     expect(map.count).toBe(5);
   });
 
+  it('numbers a text of far more lines than characters per line would suggest', () => {
+    const short = 'x\n'.repeat(5000);
+    const map = new LineMap(short);
+    expect(map.count).toBe(5001);
+    expect([0, 1, 2, 9999, 10000].map((o) => map.lineAt(o))).toEqual([1, 1, 2, 5000, 5001]);
+  });
+
   it('counts one line in an empty text', () => {
     expect(new LineMap('').lineAt(0)).toBe(1);
   });

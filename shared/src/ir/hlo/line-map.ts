@@ -7,12 +7,18 @@ export class LineMap {
   readonly count: number;
 
   constructor(text: string) {
+    // One pass, guessing a line per 64 characters and growing when the text has shorter lines.
+    let starts = new Int32Array(Math.max(16, text.length >> 6));
     let n = 1;
-    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) n++;
-    const starts = new Int32Array(n);
-    let i = 1;
-    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) starts[i++] = p + 1;
-    this.starts = starts;
+    for (let p = text.indexOf('\n'); p >= 0; p = text.indexOf('\n', p + 1)) {
+      if (n === starts.length) {
+        const more = new Int32Array(n * 2);
+        more.set(starts);
+        starts = more;
+      }
+      starts[n++] = p + 1;
+    }
+    this.starts = starts.subarray(0, n);
     this.count = n;
   }
 

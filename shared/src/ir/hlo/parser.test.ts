@@ -104,6 +104,15 @@ ENTRY e {
     expect(s).toMatchObject({ opcode: 'sqrt', operands: [] });
   });
 
+  it('reads the same operands however they are spaced, typed or broken off', () => {
+    const lists = ['(%a, %b)', '(%a,%b)', '(%a, f32[2]{0} %b)', '( %a , %b )', '(%a, %b /*c*/)', '(%a, %b, nested(%c))'];
+    const instructions = only(`ENTRY e {\n${lists.map((l, i) => `  %r${i} = f32[2]{0} add${l}`).join('\n')}\n}`);
+    expect(instructions.map((i) => i.operands)).toEqual(lists.map(() => ['a', 'b']));
+    const broken = parseHlo('ENTRY e {\n  ROOT %r = f32[2]{0} add(%a, %b');
+    expect(broken.diagnostics[0]?.message).toMatch(/operand list is not closed/);
+    expect(broken.ast.modules[0]?.computations[0]?.instructions[0]?.operands).toEqual(['a', 'b']);
+  });
+
   it('reports a broken line with its offset and keeps reading the next ones', () => {
     const text = `ENTRY e {
   a = f32[2]{0} parameter(0)

@@ -1,6 +1,7 @@
 import type { Diagnostic, ValueType } from '../types';
 import type { HloMetadata } from './ast';
-import { HASH_SEED, hashStep, SpanTable, spanHash } from './span-table';
+import { SpanTable } from './span-table';
+import { SpanTrie } from './span-trie';
 
 /** A shape as printed, parsed once per distinct text. */
 export interface InternedShape {
@@ -46,10 +47,13 @@ export class Scanner {
   readonly diagnostics: Diagnostic[] = [];
   /** Shapes read so far, by their text (see `internedShape`). */
   readonly shapes: SpanTable<InternedShape>;
+  /** The same shapes, for finding a plain array type as it is read (see `knownArrayShape`). */
+  readonly shapeTrie = new SpanTrie<InternedShape>();
   /** Metadata read so far, by its text (see `internedMetadata`). */
   readonly metadata: SpanTable<HloMetadata>;
-  /** Words read by `word()`, by their text. */
+  /** Words read by `word()`, by their text, and the same as a trie walked while one is read. */
   private readonly words: SpanTable<string>;
+  private readonly wordTrie = new SpanTrie<string>();
 
   constructor(readonly text: string) {
     this.end = text.length;
@@ -149,16 +153,21 @@ export class Scanner {
    */
   word(): string {
     const t = this.text;
+    const trie = this.wordTrie;
     const start = this.pos;
     let p = start;
-    let h = HASH_SEED;
-    for (let c = t.charCodeAt(p); p < this.end && isNameChar(c); c = t.charCodeAt(++p)) h = hashStep(h, c);
+    let node = SpanTrie.ROOT;
+    for (let c = t.charCodeAt(p); isNameChar(c); c = t.charCodeAt(++p)) node = trie.next(node, c);
     this.pos = p;
     if (p === start) return '';
-    const known = this.words.get(start, p, spanHash(t, start, p, h));
-    if (known !== undefined) return known;
-    const w = internalized(this.text.slice(start, this.pos));
-    this.words.setKey(w, w);
+    const walked = trie.at(node);
+    if (walked !== undefined) return walked;
+    let w = this.words.get(start, p);
+    if (w === undefined) {
+      w = internalized(t.slice(start, p));
+      this.words.setKey(w, w);
+    }
+    trie.set(t, start, p, w);
     return w;
   }
 
@@ -173,7 +182,9 @@ export class Scanner {
 
   /** True when the text at `pos` starts with `word` followed by a non-name character. */
   atWord(word: string): boolean {
-    return this.text.startsWith(word, this.pos) && !isNameChar(this.text.charCodeAt(this.pos + word.length));
+    // The first character alone rules most places out, without calling `startsWith`.
+    const t = this.text;
+    return t.charCodeAt(this.pos) === word.charCodeAt(0) && t.startsWith(word, this.pos) && !isNameChar(t.charCodeAt(this.pos + word.length));
   }
 
   /** Reads an unsigned decimal integer, or returns -1 when no digit is next. */

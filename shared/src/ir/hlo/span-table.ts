@@ -18,11 +18,9 @@ export class SpanTable<V> {
 
   constructor(private readonly text: string) {}
 
-  /**
-   * The value stored for the same characters as `text[from, to)`, if any. `hash` is their
-   * `spanHash`, for a caller that computed it while reading them.
-   */
-  get(from: number, to: number, hash = spanHash(this.text, from, to)): V | undefined {
+  /** The value stored for the same characters as `text[from, to)`, if any. */
+  get(from: number, to: number): V | undefined {
+    const hash = spanHash(this.text, from, to);
     const mask = this.slots.length - 1;
     let span: string | undefined;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
@@ -82,30 +80,19 @@ export class SpanTable<V> {
   }
 }
 
-/** The hash of no characters, to fold char codes into with `hashStep` (FNV-1a). */
-export const HASH_SEED = 0x811c9dc5 | 0;
-
-/** Folds one char code into a hash. */
-export function hashStep(h: number, c: number): number {
-  return Math.imul(h ^ c, 0x01000193);
-}
-
 /**
- * The hash `SpanTable` keys `text[from, to)` by. A span of up to 32 characters is hashed whole:
- * `hashStep` over its char codes from `HASH_SEED`, then its length, so a reader can fold the
- * characters in as it reads them and finish with `spanHash(text, from, to, folded)`. A longer span
- * (metadata is ~100 characters) is sampled: 16 characters spread over it and its last 8, where
- * name stacks and frame ids differ.
+ * The hash `SpanTable` keys `text[from, to)` by: FNV-1a over its char codes and its length. A span
+ * longer than 32 characters (metadata is ~100) is sampled: 16 characters spread over it and its
+ * last 8, where name stacks and frame ids differ.
  */
-export function spanHash(text: string, from: number, to: number, folded?: number): number {
+export function spanHash(text: string, from: number, to: number): number {
   const len = to - from;
+  let h = 0x811c9dc5 | 0;
   if (len <= WHOLE) {
-    let h = folded ?? HASH_SEED;
-    if (folded === undefined) for (let p = from; p < to; p++) h = hashStep(h, text.charCodeAt(p));
-    return hashStep(h, len);
+    for (let p = from; p < to; p++) h = Math.imul(h ^ text.charCodeAt(p), 0x01000193);
+  } else {
+    for (let p = from; p < to; p += len >> 4) h = Math.imul(h ^ text.charCodeAt(p), 0x01000193);
+    for (let p = to - 8; p < to; p++) h = Math.imul(h ^ text.charCodeAt(p), 0x01000193);
   }
-  let h = HASH_SEED;
-  for (let p = from; p < to; p += len >> 4) h = hashStep(h, text.charCodeAt(p));
-  for (let p = to - 8; p < to; p++) h = hashStep(h, text.charCodeAt(p));
-  return hashStep(h, len);
+  return Math.imul(h ^ len, 0x01000193);
 }
