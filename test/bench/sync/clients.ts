@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import * as Y from 'yjs';
 import type * as decoding from 'lib0/decoding';
 import { WebsocketProvider } from 'y-websocket';
-import { MessageType } from '@seam/shared/protocol';
+import { encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 
 /** One stock y-websocket 3.x client: its document, its provider, and a promise of the first sync. */
 export interface StockClient {
@@ -71,6 +71,29 @@ export function timeJoin(client: StockClient): JoinTimes {
     sync(encoder, decoder, provider, emitSynced, type);
   };
   return times;
+}
+
+/**
+ * Resolves once the server has answered a sync step 1 sent now. A server handles a socket's
+ * messages in order, so by then it has received, applied and relayed every update the client sent
+ * before: closing the socket after that loses none of them (closing with unread data, such as the
+ * reference server's echoes of the client's own updates, makes the kernel reset the connection and
+ * drop what it has not sent yet).
+ */
+export function roundTrip(client: StockClient): Promise<void> {
+  const sync = client.provider.messageHandlers[MessageType.sync];
+  const ws = client.provider.ws;
+  if (!sync || !ws) return Promise.reject(new Error('the stock provider has no sync handler or socket'));
+  return new Promise((resolve) => {
+    client.provider.messageHandlers[MessageType.sync] = (encoder, decoder, provider, emitSynced, type) => {
+      // The sync message's own type follows the message type: 1 is step 2 (y-protocols sync.js).
+      const step2 = decoder.arr[decoder.pos] === 1;
+      sync(encoder, decoder, provider, emitSynced, type);
+      if (step2) resolve();
+    };
+    // lib0 encoders return plain ArrayBuffer-backed arrays.
+    ws.send(encodeSyncMessage(0, Y.encodeStateVector(client.doc)) as Uint8Array<ArrayBuffer>);
+  });
 }
 
 /** Lets a client read Seam's ack extension message (type 100); stock clients never receive it. */

@@ -2,7 +2,7 @@ import type * as Y from 'yjs';
 import { annotationsMap } from '@seam/shared/model';
 import { AckTracker } from './acks';
 import { addAnnotations, benchAnnotation, benchDumpText } from './annotations';
-import { openMany, openStockClient, type StockClient } from './clients';
+import { openMany, openStockClient, roundTrip, type StockClient } from './clients';
 import { serveLoad } from './ipc';
 import { LoadMeter, until, waitFor, type LoadProcessUsage } from './load-meter';
 import type { BenchRoom } from './servers';
@@ -103,6 +103,7 @@ serveLoad<FanoutConfig, FanoutResult>(async (config, ready, go) => {
 
   const meter = new LoadMeter();
   const written = writer ? await write(config, writer, acks) : { sent: [], seconds: 0 };
+  if (writer) await roundTrip(writer);
   const drainUntil = writer ? config.drainMs : (count * 1000) / config.perSecond + config.drainMs;
   await waitFor(() => complete === readers.length && (acks?.unacknowledged ?? 0) === 0, drainUntil);
   const load = meter.stop();
