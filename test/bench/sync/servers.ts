@@ -28,12 +28,15 @@ export interface ServerUnderTest {
 }
 
 /**
- * `SEAM_BENCH_CPU_PROF=<dir>`: the Node flags that make each server under test write a V8 CPU
- * profile into that folder when it exits (open it in Chrome DevTools); none when unset.
+ * The Node flags of every server under test, the same for both: `SEAM_BENCH_CPU_PROF=<dir>` makes
+ * each write a V8 CPU profile into that folder when it exits (open it in Chrome DevTools), and
+ * `SEAM_BENCH_NODE_FLAGS` adds flags of its own (space-separated, e.g.
+ * `--max-semi-space-size=2 --trace-gc`); none when both are unset.
  */
-export function profileFlags(): string[] {
+export function serverFlags(): string[] {
   const dir = process.env.SEAM_BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const extra = (process.env.SEAM_BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...extra];
 }
 
 /** Starts the y-websocket 2.1.0 reference server (no persistence) in a child process on port 0. */
@@ -50,12 +53,12 @@ export async function startReference(): Promise<ServerUnderTest> {
 }
 
 /**
- * Runs a server script as `node [profile flags] --import tsx <script>` with `env` added, and waits
+ * Runs a server script as `node [server flags] --import tsx <script>` with `env` added, and waits
  * for the JSON line on stdout that names its port: `{"port":N}` or `{"listening":{"port":N}}`.
  * Both servers under test start this same way, so neither gets other conditions.
  */
 export async function spawnServer(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...profileFlags(), '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...serverFlags(), '--import', 'tsx', script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
