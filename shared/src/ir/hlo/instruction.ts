@@ -102,8 +102,6 @@ function internedMetadata(s: Scanner): HloMetadata | undefined {
 
 const NO_OPERANDS: readonly string[] = Object.freeze([]);
 
-/** Opcodes whose parenthesised part is a literal or a number, not operand names. */
-const LITERAL_OPERANDS = new Set(['constant', 'parameter']);
 
 /**
  * instruction := `ROOT`? name `=` shape opcode `(` operands `)` (`,` attr `=` value)*
@@ -144,7 +142,9 @@ export function parseInstruction(
   }
   let number = -1;
   let operands: readonly string[];
-  if (LITERAL_OPERANDS.has(opcode)) {
+  // Their parenthesised part is a number or a literal, not operand names (opcodes are internalized,
+  // so these are pointer comparisons).
+  if (opcode === 'parameter' || opcode === 'constant') {
     const open = s.pos;
     s.skipGroup();
     if (opcode === 'parameter') number = readInt(s.text, open + 1, s.pos);
@@ -249,7 +249,8 @@ function emptyDot(): HloDotDims {
  * Without `collect` the list is only read past (with the same diagnostics) and none is returned.
  */
 function parseOperands(s: Scanner, names: SpanTable<string> | undefined, collect: boolean): readonly string[] {
-  const out: string[] = [];
+  // Without `collect` nothing is pushed here, and the shared empty list is returned.
+  const out: string[] = collect ? [] : (NO_OPERANDS as string[]);
   const open = s.pos;
   const t = s.text;
   // The form XLA prints, `(%a, %b)`, read name by name without the general steps below, which
@@ -266,18 +267,18 @@ function parseOperands(s: Scanner, names: SpanTable<string> | undefined, collect
     if (collect) out.push(names?.get(at, p) ?? t.slice(at, p));
     p += last ? 1 : 2;
     s.pos = p;
-    if (last) return collect ? out : NO_OPERANDS;
+    if (last) return out;
   }
   for (;;) {
     s.skipTrivia();
     const c = s.peek();
     if (c === Ch.rparen) {
       s.pos++;
-      return collect ? out : NO_OPERANDS;
+      return out;
     }
     if (c < 0) {
       s.error(open, open + 1, "operand list is not closed: expected ')'");
-      return collect ? out : NO_OPERANDS;
+      return out;
     }
     if (startsShape(s)) {
       skipShape(s);
