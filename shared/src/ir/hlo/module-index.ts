@@ -49,8 +49,11 @@ type MutableFusion = { -readonly [K in keyof FusionInfo]: FusionInfo[K] };
 export class ModuleIndex {
   private readonly computations: Indexed[] = [];
   private readonly byName = new Map<string, Indexed[]>();
-  /** Fused computation name → the first fusion instruction that calls it. */
-  private readonly fusionCaller = new Map<string, HloInstruction>();
+  /**
+   * Fused computation name → the name and kind of the first fusion that calls it (not the
+   * instruction, whose operand names would then outlive its computation).
+   */
+  private readonly fusionCaller = new Map<string, { readonly name: string; readonly kind: string | undefined }>();
   /** Names of while bodies and conditions, branches and `call` targets. */
   private readonly callTargets = new Set<string>();
   /** Computations that hold a while, conditional or call. */
@@ -111,7 +114,7 @@ export class ModuleIndex {
       case 'fusion':
         for (const c of ins.attrs?.calls ?? []) {
           if (this.fusionCaller.has(c)) continue;
-          this.fusionCaller.set(c, ins);
+          this.fusionCaller.set(c, { name: ins.name, kind: ins.attrs?.fusionKind });
           for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, ins.name);
         }
         return false;
@@ -178,7 +181,7 @@ export class ModuleIndex {
     return {
       name: c.name, kind: caller ? 'fusion' : 'computation', from: c.from, to: c.to,
       lineFrom: this.lines.lineAt(c.from), lineTo: this.lines.lineAt(Math.max(c.from, c.to - 1)), opCount: c.count,
-      ...(caller?.attrs?.fusionKind ? { fusionKind: caller.attrs.fusionKind } : {}),
+      ...(caller?.kind ? { fusionKind: caller.kind } : {}),
       ...(c.isEntry ? { isEntry: true } : {}),
     };
   }
