@@ -37,9 +37,12 @@ function ensureDump(): string {
   return path;
 }
 
+/** In the page: true once a highlighted token is on screen (a marked span, or a token painted as a CSS highlight). */
+const TOKEN_ON_SCREEN = `(document.querySelector('.cm-content .cm-line span[class]') !== null || [...CSS.highlights.values()].some((h) => h.size > 0))`;
+
 /** Runs in the page: until the text, its highlighting and the analysis (outline) are there; returns ms since navigation. */
 const INTERACTIVE = `(() => {
-  const line = document.querySelector('.cm-content .cm-line span[class]');
+  const line = ${TOKEN_ON_SCREEN};
   const outline = document.querySelector('nav[aria-label="Outline"] li');
   return line && outline ? performance.now() : null;
 })()`;
@@ -48,7 +51,7 @@ const INTERACTIVE = `(() => {
 const TTI_PARTS = `window.__ttiParts = {};
 (function poll() {
   const p = window.__ttiParts;
-  p.text ??= document.querySelector('.cm-content .cm-line span[class]') ? performance.now() : undefined;
+  p.text ??= ${TOKEN_ON_SCREEN} ? performance.now() : undefined;
   p.outline ??= document.querySelector('nav[aria-label="Outline"] li') ? performance.now() : undefined;
   if (p.text === undefined || p.outline === undefined) requestAnimationFrame(poll);
 })();`;

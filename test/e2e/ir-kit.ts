@@ -18,3 +18,39 @@ export function lineOf(text: string, needle: string): number {
   if (at < 0) throw new Error(`not in the text: ${needle}`);
   return text.slice(0, at).split('\n').length;
 }
+
+/**
+ * The centre of the last occurrence of `token` in the first drawn line containing `lineText`, in
+ * page coordinates (scrolled sideways into view), measured on the text itself: highlighted tokens are painted over the line's
+ * text, not wrapped in elements of their own, so a pointer aims at them by position.
+ */
+export async function tokenCentre(page: Page, lineText: string, token: string): Promise<{ x: number; y: number }> {
+  const line = page.locator('.cm-line', { hasText: lineText }).first();
+  await line.waitFor();
+  return line.evaluate((el, t) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    const nodes: Text[] = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n as Text);
+    const text = nodes.map((n) => n.data).join('');
+    let at = text.lastIndexOf(t);
+    if (at < 0) throw new Error(`${t} is not on the line`);
+    const range = document.createRange();
+    for (const n of nodes) {
+      if (at < n.length) {
+        range.setStart(n, at);
+        range.setEnd(n, Math.min(n.length, at + t.length));
+        break;
+      }
+      at -= n.length;
+    }
+    // Long HLO lines scroll sideways: bring the token to the middle of the editor first.
+    const scroller = el.closest('.cm-scroller');
+    let r = range.getBoundingClientRect();
+    if (scroller) {
+      const box = scroller.getBoundingClientRect();
+      if (r.left < box.left + box.width / 4 || r.right > box.right - 20) scroller.scrollLeft += r.left - (box.left + box.width / 2);
+      r = range.getBoundingClientRect();
+    }
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }, token);
+}

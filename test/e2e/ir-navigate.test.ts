@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture, openDocument } from './ir-kit';
+import { fixture, openDocument, tokenCentre } from './ir-kit';
 
 /** `x @ w` lowered by JAX: a dot_general of 16x32 · 32x32. */
 const SMALL_DOT = [
@@ -51,11 +51,11 @@ describe('reading IR in the editor', () => {
   });
 
   it('shows the bytes of a shape on hover', async () => {
-    const shape = ada.page.locator('.cm-line', { hasText: 'return %0' }).locator('span', { hasText: '16x32xf32' }).last();
     const tip = ada.page.locator('.cm-ir-hover', { hasText: 'tensor<16x32xf32>: 2,048 B' });
     await expect.poll(async () => {
       await ada.page.mouse.move(0, 0);
-      await shape.hover();
+      const shape = await tokenCentre(ada.page, 'return %0', '16x32xf32');
+      await ada.page.mouse.move(shape.x, shape.y);
       return tip.waitFor({ timeout: 2_000 }).then(() => 1, () => 0);
     }, { timeout: 15_000 }).toBeGreaterThan(0);
   });
@@ -67,8 +67,8 @@ describe('reading IR in the editor', () => {
     // The calling instruction is near the end of the module: bring it into view.
     await ada.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).first().click();
     await ada.page.keyboard.press('Control+End');
-    const name = ada.page.locator('.cm-line', { hasText: `calls=%${target},` }).first().locator('span', { hasText: new RegExp(`^%${target.replace('.', '\\.')}$`) });
-    await name.click();
+    const name = await tokenCentre(ada.page, `calls=%${target},`, `%${target}`);
+    await ada.page.mouse.click(name.x, name.y);
     await ada.page.keyboard.press('F12');
     const active = ada.page.locator('.cm-activeLine');
     await expect.poll(async () => (await active.textContent()) ?? '').toMatch(new RegExp(`^%?${target.replace('.', '\\.')} \\(.*\\{\\s*$`));

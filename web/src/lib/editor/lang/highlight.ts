@@ -17,6 +17,16 @@ export const irHighlightTheme = EditorView.theme({
   '.cm-ir-t-number': { color: 'var(--syn-number, #c2410c)' },
   '.cm-ir-t-string': { color: 'var(--syn-string, #15803d)' },
   '.cm-ir-t-comment, .cm-ir-t-lineComment, .cm-ir-t-meta': { color: 'var(--syn-comment, #6b7280)' },
+  // The same colours for tokens painted as `CSS.highlights` (see `TokenPainter`), set once on the
+  // editor and inherited by every line: a rule matching each line would restyle it per highlight.
+  '&::highlight(ir-keyword)': { color: 'var(--syn-keyword, #7c3aed)' },
+  '&::highlight(ir-type)': { color: 'var(--syn-type, #0f766e)' },
+  '&::highlight(ir-var)': { color: 'var(--syn-var, #1e40af)' },
+  '&::highlight(ir-fn)': { color: 'var(--syn-fn, #b45309)' },
+  '&::highlight(ir-attr)': { color: 'var(--syn-attr, #9333ea)' },
+  '&::highlight(ir-number)': { color: 'var(--syn-number, #c2410c)' },
+  '&::highlight(ir-string)': { color: 'var(--syn-string, #15803d)' },
+  '&::highlight(ir-comment)': { color: 'var(--syn-comment, #6b7280)' },
 });
 
 /**

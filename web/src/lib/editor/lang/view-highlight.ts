@@ -1,6 +1,7 @@
 import { StringStream, type StreamParser } from '@codemirror/language';
 import { RangeSetBuilder, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { TokenPainter, canPaintTokens, paintGroup } from './token-paint';
 
 /** Longest line tokenized; the rest of a longer line is left plain (HLO lines with huge constants). */
 const MAX_LINE = 10_000;
@@ -36,6 +37,11 @@ class TokenCache<S> {
   private lines = new Map<number, Array<number | string>>();
   constructor(private readonly parser: StreamParser<S>) {}
 
+  /** The tokens of the line at `from` if it was tokenized, else undefined. */
+  get(from: number): Array<number | string> | undefined {
+    return this.lines.get(from);
+  }
+
   /** The tokens of `text` (the line at `from`), tokenizing with `state` the first time. */
   tokens(from: number, text: string, tab: number, state: S): Array<number | string> {
     const hit = this.lines.get(from);
@@ -60,11 +66,13 @@ class TokenCache<S> {
 }
 
 /**
- * Marks the tokens of the lines in view: nothing is parsed outside the viewport, so a 20 MB dump
- * costs what its visible lines cost, and a line already seen costs only its marks. Each visible
- * range starts from a fresh parser state at its first line; IR lines stand mostly alone.
+ * Tokenizes the lines in view and marks their tokens: nothing is parsed outside the viewport, so a
+ * 20 MB dump costs what its visible lines cost, and a line already seen costs only its marks. Each
+ * visible range starts from a fresh parser state at its first line; IR lines stand mostly alone.
+ * With `painted`, only tokens that a highlight cannot draw (bold definitions) become marks; the
+ * rest are painted by `TokenPainter` after the lines are drawn.
  */
-function build<S>(view: EditorView, parser: StreamParser<S>, cache: TokenCache<S>): DecorationSet {
+function build<S>(view: EditorView, parser: StreamParser<S>, cache: TokenCache<S>, painted: boolean): DecorationSet {
   const b = new RangeSetBuilder<Decoration>();
   const doc = view.state.doc;
   const tab = view.state.tabSize;
@@ -78,24 +86,39 @@ function build<S>(view: EditorView, parser: StreamParser<S>, cache: TokenCache<S
       if (line.from <= done) continue;
       done = line.to;
       const t = cache.tokens(line.from, line.text, tab, state);
-      for (let i = 0; i < t.length; i += 3) b.add(line.from + (t[i] as number), line.from + (t[i + 1] as number), markFor(t[i + 2] as string) as Decoration);
+      for (let i = 0; i < t.length; i += 3) {
+        const style = t[i + 2] as string;
+        if (!painted || paintGroup(style) === null) b.add(line.from + (t[i] as number), line.from + (t[i + 1] as number), markFor(style) as Decoration);
+      }
     }
   }
   return b.finish();
 }
 
-/** Highlighting of the visible lines by `parser` (see `build`), tokens cached per line until the text changes. */
+/**
+ * Highlighting of the visible lines by `parser` (see `build`), tokens cached per line until the text
+ * changes. Where the browser has the CSS Custom Highlight API, tokens are painted as highlights
+ * over the lines' plain text (see `TokenPainter`) rather than drawn as one span each.
+ */
 export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
   return ViewPlugin.fromClass(
     class {
       decorations: DecorationSet;
       cache = new TokenCache(parser);
+      painter = canPaintTokens() ? new TokenPainter() : null;
       constructor(view: EditorView) {
-        this.decorations = build(view, parser, this.cache);
+        this.decorations = build(view, parser, this.cache, this.painter !== null);
       }
       update(u: ViewUpdate) {
         if (u.docChanged) this.cache = new TokenCache(parser);
-        if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser, this.cache);
+        if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser, this.cache, this.painter !== null);
+      }
+      docViewUpdate(view: EditorView) {
+        const tab = view.state.tabSize;
+        this.painter?.paint(view, (from, text) => this.cache.get(from) ?? this.cache.tokens(from, text, tab, parser.startState ? parser.startState(2) : ({} as S)));
+      }
+      destroy() {
+        this.painter?.clear();
       }
     },
     { decorations: (p) => p.decorations },

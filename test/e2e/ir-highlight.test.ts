@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { fixture, openDocument } from './ir-kit';
+
+const HLO = fixture('attention', 'hlo-opt.txt');
+/** The optimized attention HLO repeated until it is far taller than the viewport. */
+const LONG = Array.from({ length: 40 }, () => HLO).join('\n');
+
+let server: TestServer;
+let browser: Browser;
+let ada: Person;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  const room = await createRoom(server, 'Highlighting');
+  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', LONG);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** In the page: the text of every painted token in the drawn lines, by highlight group. */
+const PAINTED = `(() => {
+  const out = {};
+  const content = document.querySelector('.cm-content');
+  for (const [name, h] of CSS.highlights) {
+    for (const r of h) {
+      if (!content.contains(r.startContainer)) continue;
+      const range = document.createRange();
+      range.setStart(r.startContainer, r.startOffset);
+      range.setEnd(r.endContainer, r.endOffset);
+      (out[name] ??= []).push(range.toString());
+    }
+  }
+  return out;
+})()`;
+
+describe('IR highlighting', () => {
+  it('paints the tokens of the drawn lines as CSS highlights, keeps definitions bold, and follows a scroll', async () => {
+    await openDocument(ada.page, 'attention.hlo-opt', 'HloModule jit_attention');
+    await expect.poll(async () => Object.keys((await ada.page.evaluate(PAINTED)) as Record<string, string[]>).length).toBeGreaterThan(3);
+    const top = (await ada.page.evaluate(PAINTED)) as Record<string, string[]>;
+    expect(top['ir-keyword']).toContain('HloModule');
+    expect(top['ir-type']?.some((t) => /^f32\[/.test(t))).toBe(true);
+    const def = ada.page.locator('.cm-line .cm-ir-t-definition').first();
+    expect(await def.evaluate((e) => getComputedStyle(e).fontWeight)).toBe('600');
+    // A painted colour is the theme's, not the text colour.
+    const colour = await ada.page.evaluate(`getComputedStyle(document.querySelector('.cm-line'), '::highlight(ir-keyword)').color`);
+    expect(colour).not.toBe(await ada.page.evaluate(`getComputedStyle(document.querySelector('.cm-line')).color`));
+
+    await ada.page.locator('.cm-scroller').evaluate((s) => { s.scrollTop = s.scrollHeight / 2; });
+    const lastLine = ada.page.locator('.cm-line').last();
+    await expect.poll(async () => {
+      const painted = (await ada.page.evaluate(PAINTED)) as Record<string, string[]>;
+      const drawn = (await lastLine.textContent()) ?? '';
+      return Object.values(painted).flat().every((t) => t.length > 0) && (painted['ir-type'] ?? []).some((t) => drawn.includes(t));
+    }).toBe(true);
+    const all = Object.values((await ada.page.evaluate(PAINTED)) as Record<string, string[]>).flat();
+    // Only the drawn lines are painted: a few hundred lines, not the whole dump.
+    expect(all.length).toBeLessThan(LONG.split('\n').length);
+    expect(errors).toEqual([]);
+  });
+});
