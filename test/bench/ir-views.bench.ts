@@ -7,7 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
 import { personContext } from './room-browser';
-import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
+import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 import { printTable, quantile } from './table';
 
 /**
@@ -175,6 +175,7 @@ try {
     const of = (key: string) => joinSamples(scrolls.get(`${key} ${mode}`) ?? []);
     const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
     printTable(`Scroll, ${how}, 3 runs (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, cases.flatMap(([k, name]) => frameRows(name, of(k), k === 'floor' ? null : of('floor'))));
+    for (const [k, name] of cases) console.log(mainLine(`${mode}, ${name}`, of(k)));
     for (const [k, name] of cases) console.log(loafLine(`${mode}, ${name}`, of(k)));
   }
   const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));

@@ -7,7 +7,7 @@ import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
 import { printTable } from './table';
 import { personContext, syntheticDump } from './room-browser';
-import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
+import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 
 /**
  * Browser room, scrolling a 200,000-line dump with 5,000 annotations in headless Chromium, in two
@@ -72,6 +72,7 @@ try {
     const floor = of('floor');
     const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
     printTable(`Scroll ${LINES.toLocaleString('en-US')} lines, ${how}, ${ROUNDS} runs each (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, CASES.flatMap((c) => frameRows(c.name, of(c.key), c.key === 'floor' ? null : floor)));
+    for (const c of CASES) console.log(mainLine(`${mode}, ${c.name}`, of(c.key)));
     for (const c of CASES) console.log(loafLine(`${mode}, ${c.name}`, of(c.key)));
   }
   console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);

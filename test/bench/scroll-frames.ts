@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { quantile } from './table';
 
 /**
@@ -13,6 +13,34 @@ export interface FrameSample {
   readonly work: number[];
   /** Per long animation frame (over 50 ms): [duration, before rendering, rendering callbacks, style and layout to the end]. */
   readonly loafs: number[][];
+  /** Main-thread time over the scroll from Chromium's `Performance.getMetrics` (ms): tasks, and of them script, style and layout. */
+  readonly main: MainThread;
+}
+
+/** Main-thread time in ms, as Chromium counts it (wall time of its tasks, so it includes waiting for a busy CPU). */
+export interface MainThread {
+  readonly task: number;
+  readonly script: number;
+  readonly style: number;
+  readonly layout: number;
+}
+
+const METRICS = { task: 'TaskDuration', script: 'ScriptDuration', style: 'RecalcStyleDuration', layout: 'LayoutDuration' } as const;
+
+/** Runs `scroll` and adds the main-thread time Chromium counted meanwhile. */
+async function withMainThread(page: Page, scroll: () => Promise<Omit<FrameSample, 'main'>>): Promise<FrameSample> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Performance.enable');
+    const read = async () => new Map((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    const before = await read();
+    const sample = await scroll();
+    const after = await read();
+    const ms = (k: string) => 1000 * ((after.get(k) ?? 0) - (before.get(k) ?? 0));
+    return { ...sample, main: { task: ms(METRICS.task), script: ms(METRICS.script), style: ms(METRICS.style), layout: ms(METRICS.layout) } };
+  } finally {
+    await cdp.detach();
+  }
 }
 
 /** Wheel scrolling as a person flicks: `notches` notches of `notchPx` per frame, `frames` frames in each of `segments` places spread over the text. */
@@ -89,7 +117,7 @@ function jumpScript(selector: string, stepPx: number): string {
 
 /** Jump mode, the worst case (a scrollbar thumb dragged fast): `stepPx` per frame from top to bottom. */
 export async function jumpScroll(page: Page, selector: string, stepPx: number): Promise<FrameSample> {
-  return (await page.evaluate(jumpScript(selector, stepPx))) as FrameSample;
+  return withMainThread(page, async () => (await page.evaluate(jumpScript(selector, stepPx))) as FrameSample);
 }
 
 /**
@@ -105,34 +133,40 @@ export async function wheelScroll(page: Page, selector: string, plan: WheelPlan 
   const y = Math.round(box.y + box.height / 2);
   await page.mouse.move(x, y);
   const cdp = await page.context().newCDPSession(page);
-  const out: FrameSample = { intervals: [], work: [], loafs: [] };
+  const out = { intervals: [] as number[], work: [] as number[], loafs: [] as number[][], main: { task: 0, script: 0, style: 0, layout: 0 } };
   try {
     for (let k = 0; k < plan.segments; k++) {
       await page.evaluate(`(async () => {
         const s = document.querySelector(${JSON.stringify(selector)});
         s.scrollTop = ${k / plan.segments} * (s.scrollHeight - s.clientHeight);
         ${frames(10)}
-        window.__frames.start();
       })()`);
-      const t0 = performance.now();
-      const sent: Array<Promise<unknown>> = [];
-      for (let f = 0; f < plan.frames; f++) {
-        for (let n = 0; n < plan.notches; n++) {
-          sent.push(cdp.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX: 0, deltaY: plan.notchPx }));
-        }
-        const wait = t0 + (f + 1) * FRAME_MS - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      }
-      await Promise.all(sent);
-      const s = (await page.evaluate('window.__frames.stop()')) as FrameSample;
+      const s = await withMainThread(page, () => wheelSegment(page, cdp, plan, x, y));
       out.intervals.push(...s.intervals);
       out.work.push(...s.work);
       out.loafs.push(...s.loafs);
+      for (const key of Object.keys(METRICS) as Array<keyof MainThread>) out.main[key] += s.main[key];
     }
   } finally {
     await cdp.detach();
   }
   return out;
+}
+
+/** One segment of wheel mode: records frames while the plan's notches go in at 60 per second. */
+async function wheelSegment(page: Page, cdp: CDPSession, plan: WheelPlan, x: number, y: number): Promise<Omit<FrameSample, 'main'>> {
+  await page.evaluate('window.__frames.start()');
+  const t0 = performance.now();
+  const sent: Array<Promise<unknown>> = [];
+  for (let f = 0; f < plan.frames; f++) {
+    for (let n = 0; n < plan.notches; n++) {
+      sent.push(cdp.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX: 0, deltaY: plan.notchPx }));
+    }
+    const wait = t0 + (f + 1) * FRAME_MS - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  await Promise.all(sent);
+  return (await page.evaluate('window.__frames.stop()')) as FrameSample;
 }
 
 /** The floor page: a scroller with a tall spacer and absolutely positioned line divs for the viewport, redrawn in a rAF after each scroll. */
@@ -178,7 +212,17 @@ export async function openFloor(page: Page, text: string): Promise<void> {
 
 /** Joins samples of several runs of one case. */
 export function joinSamples(list: readonly FrameSample[]): FrameSample {
-  return { intervals: list.flatMap((s) => s.intervals), work: list.flatMap((s) => s.work), loafs: list.flatMap((s) => s.loafs) };
+  const sum = (k: keyof MainThread) => list.reduce((a, s) => a + s.main[k], 0);
+  return {
+    intervals: list.flatMap((s) => s.intervals), work: list.flatMap((s) => s.work), loafs: list.flatMap((s) => s.loafs),
+    main: { task: sum('task'), script: sum('script'), style: sum('style'), layout: sum('layout') },
+  };
+}
+
+/** One line on the main thread's time per frame of a case, as Chromium counts it. */
+export function mainLine(name: string, s: FrameSample): string {
+  const per = (v: number) => (v / Math.max(1, s.intervals.length)).toFixed(1);
+  return `${name}: main thread per frame ${per(s.main.task)} ms (script ${per(s.main.script)}, style ${per(s.main.style)}, layout ${per(s.main.layout)})`;
 }
 
 const GOAL_MS = 16.7;
