@@ -58,20 +58,21 @@ export function viewReporter(report: (r: ViewReport) => void): Extension {
 
 const NAV_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' ']);
 
-/** Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys (not when the program scrolls). */
+/**
+ * Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys (not when the
+ * program scrolls). Observers, not handlers: CodeMirror registers them as passive listeners, so
+ * the browser scrolls on a wheel or touch without waiting for the page's main thread.
+ */
 export function userScrollDetector(onUserScroll: () => void): Extension {
-  return EditorView.domEventHandlers({
+  return EditorView.domEventObservers({
     wheel() {
       onUserScroll();
-      return false;
     },
     touchmove() {
       onUserScroll();
-      return false;
     },
     keydown(e) {
       if (NAV_KEYS.has(e.key)) onUserScroll();
-      return false;
     },
   });
 }
