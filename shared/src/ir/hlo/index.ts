@@ -26,9 +26,11 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
   let current: ModuleIndex | undefined;
   const sink: HloSink = {
     operandsOf: INDEXED_OPERANDS,
+    // The spill pass needs the entry whole: read so the first time, it is kept, not read again.
+    wholeEntry: withSpills,
     computation(c, module, fromText) {
       current ??= new ModuleIndex(text, lines, lists, withSpills);
-      current.add(c, module, fromText);
+      current.add(c, module, fromText && !(withSpills && c.isEntry));
     },
     module(m: HloModule, count: number) {
       const done = (current ?? new ModuleIndex(text, lines, lists, withSpills)).finish(m);

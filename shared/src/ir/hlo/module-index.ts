@@ -31,8 +31,9 @@ interface Indexed {
   readonly keyFrom: number;
   readonly keyTo: number;
   /**
-   * Kept only when spills are wanted and the computation cannot be read again from the text
-   * (the proto form): the spill pass needs the kernel-level computations whole.
+   * Kept only when spills are wanted and the computation is not to be read again from the text
+   * (the proto form, or the entry, read whole the first time): the spill pass needs the
+   * kernel-level computations whole.
    */
   readonly kept: HloComputation | undefined;
 }
@@ -70,7 +71,8 @@ export class ModuleIndex {
 
   /**
    * Indexes one computation of `module` and keeps only what the module's end needs of it: nothing
-   * of its instructions when `fromText` says it can be read again.
+   * of its instructions when `fromText` says it can be read again (false keeps it whole, for a
+   * computation whose every operand was named).
    */
   add(scope: HloComputation, module: HloModule, fromText: boolean): void {
     if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);

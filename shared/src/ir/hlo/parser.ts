@@ -32,6 +32,11 @@ export interface HloSink {
    */
   readonly operandsOf?: ReadonlySet<string>;
   /**
+   * Hand a computation marked `ENTRY` over with every operand named, whatever `operandsOf` says,
+   * so a sink that needs it whole can keep it rather than read it again.
+   */
+  readonly wholeEntry?: boolean;
+  /**
    * One computation of `module`, in text order. `module.stackFrames` holds the tables read so far;
    * `module.computations` stays empty while computations are streamed. `fromText` is true when
    * `parseComputationAt(text, c.from)` reads the same computation again (false for the proto form).
@@ -92,7 +97,7 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
       s.pos += section.length;
       parseStackFrameSection(s, section as StackFrameSection, current.stackFrames);
     } else {
-      const comp = parseComputation(s, sink?.operandsOf);
+      const comp = parseComputation(s, sink?.operandsOf, sink?.wholeEntry);
       if (!comp) {
         s.skipLine();
       } else {
@@ -152,7 +157,7 @@ export function parseComputationAt(text: string, from: number): HloComputation |
  * computation := `ENTRY`? name (`(` params `)` `->` shape)? (`,` attr `=` value)* `{` instruction* `}`
  * e.g. `%fused_computation (param_0: f32[8]) -> f32[8] {` or `ENTRY main.3 {`.
  */
-function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>): HloComputation | undefined {
+function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>, wholeEntry = false): HloComputation | undefined {
   const from = s.pos;
   const isEntry = s.atWord('ENTRY');
   if (isEntry) {
@@ -185,7 +190,7 @@ function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>): HloComp
     s.error(nameAt, s.pos + 1, `expected '{' to open computation '${name}'`);
     return undefined;
   }
-  const instructions = parseBody(s, operandsOf);
+  const instructions = parseBody(s, isEntry && wholeEntry ? undefined : operandsOf);
   const to = s.pos;
   skipTrailingAttributes(s);
   return { name, isEntry, instructions, from, to };

@@ -54,6 +54,17 @@ describe('indexing HLO while it is parsed', () => {
     expect(r.diagnostics[0]?.message).toMatch(/expected ',' or '\)' in operands/);
   });
 
+  it('hands the entry over with every operand named when a sink wants it whole', () => {
+    const operands: string[] = [];
+    parseHlo(`HloModule m\n${fused}${entry}`, {
+      operandsOf: new Set(),
+      wholeEntry: true,
+      computation: (c: HloComputation) => operands.push(...c.instructions.map((i) => `${i.name}(${i.operands.join(',')})`)),
+      module: () => undefined,
+    });
+    expect(operands).toEqual(['p0()', 'p1()', 'add.1()', 'x()', 'fusion.7(x,x)']);
+  });
+
   it('gives fused instructions their fusion whether the fusion is printed after or before them', () => {
     for (const text of [`HloModule m\n${fused}${entry}`, `HloModule m\n${entry}${fused}`]) {
       const { index } = indexHlo(text, 'hlo-opt');
