@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { printTable } from './table';
+import { printTable, quantile } from './table';
 import { benchDumpText } from './sync/annotations';
 import type { FanoutConfig, FanoutResult } from './sync/fanout-load';
 import { forkLoad } from './sync/ipc';
@@ -97,6 +97,11 @@ const [seam, ref] = [pooled('seam'), pooled('reference')];
 const r99 = ratio(seam?.p99, ref?.p99);
 console.log(`\nratio seam/reference (all runs): p50 ${ratio(seam?.p50, ref?.p50)}, p99 ${r99}, max ${ratio(seam?.max, ref?.max)}`);
 console.log(`goal p99 ratio ≤ 1.0: ${r99 === 'n/a' ? 'n/a' : verdict(Number(r99) <= 1)}`);
+// One starved run dominates the pooled p99; the median of the runs' p99s shows whether it is one run or all.
+const runP99s = (name: string) => (results.get(name) ?? []).map((r) => summarize(r.latencies).p99);
+const median = (xs: readonly number[]) => quantile(xs, 0.5);
+console.log(`p99 per run (ms): reference ${runP99s('reference').map((x) => x.toFixed(0)).join(' / ')}, seam ${runP99s('seam').map((x) => x.toFixed(0)).join(' / ')}; ` +
+  `ratio of the medians ${ratio(median(runP99s('seam')), median(runP99s('reference')))}`);
 const cpu = (name: string) => (results.get(name) ?? []).reduce((s, r) => s + r.server.cpuSeconds, 0);
 console.log(`server CPU seconds for the same work, seam/reference: ${ratio(cpu('seam'), cpu('reference'))}`);
 for (const [name, runs] of results) {
