@@ -66,6 +66,8 @@ export class LeanClient {
       this.ws.on('message', (data: Buffer) => {
         if (this.receive(data)) resolve();
       });
+      // A socket error is followed by 'close', which records it.
+      this.ws.on('error', () => undefined);
       this.ws.on('close', (code) => {
         clearInterval(this.renew);
         if (!this.closing) this.closes.push(code);
