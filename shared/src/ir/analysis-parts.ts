@@ -1,31 +1,19 @@
-import type { Analysis, CrossLayerKey, Diagnostic, DumpIndex, SourceRef, ValueInfo } from './types';
+import type { Analysis, CrossLayerKey, Diagnostic, DumpIndex, SourceRef } from './types';
+import { stringTable, valueColumnsOf, valuesOf, type ValueColumnsJson } from './value-columns';
 
 /**
  * Version of the analysis parts' shape. Stored parts of another version are recomputed from the
  * whole analysis, and the version is part of their HTTP ETag, so a cached copy never outlives it.
  */
-export const ANALYSIS_PARTS_VERSION = 1;
+export const ANALYSIS_PARTS_VERSION = 2;
 
 /** The two parts a stored analysis is served in: what the views draw, and the cross-layer keys. */
 export const AnalysisPart = { views: 'views', keys: 'keys' } as const;
 export type AnalysisPart = (typeof AnalysisPart)[keyof typeof AnalysisPart];
 
 /**
- * Every value of a dump in columns: names, scopes and types `\n`-joined (the parsers never put a
- * newline in a name, scope or type), and `from`, `to`, `line`, `bytes` of value `i` at
- * `nums[4i … 4i+3]`. One string per column instead of one object per value: 170k values of a
- * 25 MB HLO dump parse in a few milliseconds.
- */
-export interface ValueColumnsJson {
-  readonly names: string;
-  readonly scopes: string;
-  readonly types: string;
-  readonly nums: readonly number[];
-}
-
-/**
  * The views part (`GET …/analysis?part=views`): the index without its cross-layer keys, values in
- * columns, and the diagnostics. Enough to draw the outline, badges, spills and hovers.
+ * columns (see `ValueColumnsJson`), and the diagnostics. Enough to draw the outline, badges, spills and hovers.
  */
 export interface AnalysisViews {
   readonly version: typeof ANALYSIS_PARTS_VERSION;
@@ -48,18 +36,6 @@ export interface AnalysisKeys {
 /** Integers per key in `AnalysisKeys.keys`. */
 export const KEY_FIELDS = 11;
 
-/** The values of `list` in columns (see `ValueColumnsJson`). */
-export function valueColumnsOf(list: readonly ValueInfo[]): ValueColumnsJson {
-  const nums = new Array<number>(list.length * 4);
-  list.forEach((v, i) => {
-    nums[i * 4] = v.from;
-    nums[i * 4 + 1] = v.to;
-    nums[i * 4 + 2] = v.line;
-    nums[i * 4 + 3] = v.bytes;
-  });
-  return { names: list.map((v) => v.name).join('\n'), scopes: list.map((v) => v.scope).join('\n'), types: list.map((v) => v.type).join('\n'), nums };
-}
-
 /** The views part of an analysis. */
 export function writeAnalysisViews(a: Analysis): AnalysisViews {
   const { kind, bytes, lines, outline, dots, fusions, spills, values } = a.index;
@@ -68,36 +44,14 @@ export function writeAnalysisViews(a: Analysis): AnalysisViews {
 
 /** The keys part of an analysis. */
 export function writeAnalysisKeys(a: Analysis): AnalysisKeys {
-  const strings: string[] = [];
-  const ids = new Map<string, number>();
-  const str = (s: string | undefined): number => {
-    if (s === undefined) return -1;
-    let id = ids.get(s);
-    if (id === undefined) {
-      id = strings.length;
-      strings.push(s);
-      ids.set(s, id);
-    }
-    return id;
-  };
+  const strings = stringTable();
+  const str = (s: string | undefined): number => (s === undefined ? -1 : strings.id(s));
   const keys: number[] = [];
   for (const k of a.index.keys) {
     const s = k.source;
     keys.push(str(k.name), str(k.op), str(k.scope), k.line, k.from, k.to, str(s.opName), str(s.file), s.line ?? -1, s.column ?? -1, str(k.fusion));
   }
-  return { version: ANALYSIS_PARTS_VERSION, strings, keys };
-}
-
-/** The values of columns, as objects. */
-export function valuesOf(c: ValueColumnsJson): ValueInfo[] {
-  const n = c.nums.length / 4;
-  if (n === 0) return [];
-  const [names, scopes, types] = [c.names.split('\n'), c.scopes.split('\n'), c.types.split('\n')];
-  const out = new Array<ValueInfo>(n);
-  for (let i = 0; i < n; i++) {
-    out[i] = { name: names[i] ?? '', scope: scopes[i] ?? '', line: c.nums[i * 4 + 2] ?? 0, type: types[i] ?? '', bytes: c.nums[i * 4 + 3] ?? 0, from: c.nums[i * 4] ?? 0, to: c.nums[i * 4 + 1] ?? 0 };
-  }
-  return out;
+  return { version: ANALYSIS_PARTS_VERSION, strings: strings.table, keys };
 }
 
 /** The cross-layer keys of a keys part, as objects. */
@@ -135,7 +89,7 @@ export function readAnalysis(views: AnalysisViews, keys: AnalysisKeys): Analysis
 /** Whether a parsed JSON body is a views part of this version (older cached bodies are not). */
 export function isAnalysisViews(body: unknown): body is AnalysisViews {
   const b = body as Partial<AnalysisViews> | null;
-  return typeof b === 'object' && b !== null && b.version === ANALYSIS_PARTS_VERSION && typeof b.index?.values?.names === 'string' && Array.isArray(b.index.values.nums) && Array.isArray(b.diagnostics);
+  return typeof b === 'object' && b !== null && b.version === ANALYSIS_PARTS_VERSION && typeof b.index?.values?.names === 'string' && Array.isArray(b.index.values.nums) && Array.isArray(b.index.values.scopeTable) && Array.isArray(b.diagnostics);
 }
 
 /** Whether a parsed JSON body is a keys part of this version. */

@@ -4,4 +4,5 @@ export * from './types';
 export * from './link';
 export * from './shape';
 export * from './analysis-parts';
+export * from './value-columns';
 export { indexHlo, parseHlo } from './hlo/index';

@@ -1,4 +1,4 @@
-import { AnalysisPart, isAnalysisKeys, isAnalysisViews, readAnalysis, type Analysis, type AnalysisViews } from '@seam/shared/ir';
+import { AnalysisPart, decodeValueColumns, isAnalysisKeys, isAnalysisViews, readAnalysis, type Analysis, type AnalysisViews } from '@seam/shared/ir';
 import type { ViewAnalysis } from './worker-protocol';
 
 /** Where a document's stored analysis is: its `…/analysis` URL and the token that may read it. */
@@ -13,10 +13,9 @@ export interface AnalysisUrl {
  */
 export type HeldAnalysis = { readonly views: AnalysisViews; readonly from: AnalysisUrl } | { readonly full: Analysis };
 
-/** A views part in the form posted to the main thread: value offsets in a `Float64Array`, to transfer. */
+/** A views part in the form posted to the main thread: values in joined columns, offsets in a `Float64Array` to transfer. */
 export function viewOf(views: AnalysisViews): ViewAnalysis {
-  const v = views.index.values;
-  return { index: { ...views.index, values: { names: v.names, scopes: v.scopes, types: v.types, nums: Float64Array.from(v.nums) } }, diagnostics: views.diagnostics };
+  return { index: { ...views.index, values: decodeValueColumns(views.index.values) }, diagnostics: views.diagnostics };
 }
 
 async function getJson(from: AnalysisUrl, part: AnalysisPart): Promise<unknown> {
