@@ -11,7 +11,7 @@ type Ask = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, '
 /**
  * Where a document's analysis comes from: the index the server stored at ingest, or, for texts the
  * server has not indexed, the IR core. Both run in one Web Worker, which fetches the stored views
- * part (18 MB of JSON for a 25 MB HLO dump, against 68 MB for the whole analysis) and posts back
+ * part (9.3 MB of JSON for a 25 MB HLO dump, against 68 MB for the whole analysis) and posts back
  * the compact `ViewAnalysis`; the main thread never fetches or parses it, and the cross-layer keys
  * are fetched only to link layers. `first` is the id of the document opened first, known from the
  * navigation-start prefetch: its analysis is loaded as soon as it is known, beside its text,
