@@ -23,12 +23,21 @@ const GROUPS: Readonly<Record<string, string>> = {
   meta: 'comment',
 };
 
-/** The highlight group of a token style, or null when the style is not painted (uncoloured, or drawn as a mark). */
+const groups = new Map<string, string | null>();
+
+/** The highlight group of a token style, or null when the style is not painted (uncoloured, or drawn as a mark); memoized per style. */
 export function paintGroup(style: string): string | null {
-  let group: string | null = null;
-  for (const name of style.split(/[\s.]+/)) {
-    if (name === 'definition') return null;
-    group = GROUPS[name] ?? group;
+  let group = groups.get(style);
+  if (group === undefined) {
+    group = null;
+    for (const name of style.split(/[\s.]+/)) {
+      if (name === 'definition') {
+        group = null;
+        break;
+      }
+      group = GROUPS[name] ?? group;
+    }
+    groups.set(style, group);
   }
   return group;
 }
@@ -46,7 +55,7 @@ interface LinePaint {
   readonly from: number;
   readonly nodes: readonly Text[];
   readonly lengths: readonly number[];
-  readonly ranges: ReadonlyArray<readonly [string, StaticRange]>;
+  readonly ranges: ReadonlyArray<readonly [Highlight, StaticRange]>;
 }
 
 /** The text nodes of a drawn line in document order, skipping widgets (badges, carets), whose text is not the document's. */
@@ -58,9 +67,9 @@ function textNodes(el: Node, out: Text[]): Text[] {
   return out;
 }
 
-/** Static ranges over `nodes` for the painted tokens of a line. */
-function rangesOf(nodes: readonly Text[], tokens: LineTokens): Array<readonly [string, StaticRange]> {
-  const out: Array<readonly [string, StaticRange]> = [];
+/** Static ranges over `nodes` for the painted tokens of a line, each with the highlight of its group. */
+function rangesOf(nodes: readonly Text[], tokens: LineTokens, highlight: (group: string) => Highlight): Array<readonly [Highlight, StaticRange]> {
+  const out: Array<readonly [Highlight, StaticRange]> = [];
   let n = 0;
   let base = 0;
   // Advances to the node holding offset `at` (a token end may sit at a node's end).
@@ -78,7 +87,7 @@ function rangesOf(nodes: readonly Text[], tokens: LineTokens): Array<readonly [s
     seek(to, true);
     const endContainer = nodes[n];
     if (!startContainer || !endContainer || to - base > endContainer.length) break;
-    out.push([`ir-${group}`, new StaticRange({ startContainer, startOffset, endContainer, endOffset: to - base })]);
+    out.push([highlight(group), new StaticRange({ startContainer, startOffset, endContainer, endOffset: to - base })]);
   }
   return out;
 }
@@ -86,50 +95,47 @@ function rangesOf(nodes: readonly Text[], tokens: LineTokens): Array<readonly [s
 /**
  * Paints the coloured tokens of an editor's drawn lines into the page's `CSS.highlights`, keeping
  * the ranges of lines whose DOM did not change; `paint` after every redraw, `clear` on destroy.
+ * Ranges go in and out a line at a time, and each group's `Highlight` is looked up once.
  */
 export class TokenPainter {
   private readonly lines = new WeakMap<Element, LinePaint>();
-  private shown = new Set<StaticRange>();
-  private readonly groupOf = new Map<StaticRange, string>();
+  private shown = new Set<LinePaint>();
+  private readonly highlights = new Map<string, Highlight>();
+  private readonly highlight = (group: string): Highlight => {
+    let h = this.highlights.get(group);
+    if (!h) {
+      const name = `ir-${group}`;
+      h = CSS.highlights.get(name);
+      // Shared by every editor of the page: each adds and removes only its own ranges.
+      if (!h) CSS.highlights.set(name, (h = new Highlight()));
+      this.highlights.set(group, h);
+    }
+    return h;
+  };
 
   /** Repaints the lines drawn in `view`, with `tokensOf(lineStart, text)` giving each line's tokens. */
   paint(view: EditorView, tokensOf: (from: number, text: string) => LineTokens): void {
-    const next = new Set<StaticRange>();
+    const next = new Set<LinePaint>();
     for (let el = view.contentDOM.firstElementChild; el; el = el.nextElementSibling) {
       if (!el.classList.contains('cm-line')) continue;
       const from = view.posAtDOM(el, 0);
       let p = this.lines.get(el);
-      if (!p || p.from !== from || !p.nodes.every((t, i) => t.parentNode && t.length === p?.lengths[i] && el.contains(t))) {
+      if (!p || p.from !== from || !p.nodes.every((t, i) => t.length === p?.lengths[i] && el.contains(t))) {
         const line = view.state.doc.lineAt(from);
         const nodes = textNodes(el, []);
-        p = { from, nodes, lengths: nodes.map((t) => t.length), ranges: rangesOf(nodes, tokensOf(line.from, line.text)) };
+        p = { from, nodes, lengths: nodes.map((t) => t.length), ranges: rangesOf(nodes, tokensOf(line.from, line.text), this.highlight) };
         this.lines.set(el, p);
       }
-      for (const [group, r] of p.ranges) {
-        next.add(r);
-        this.groupOf.set(r, group);
-      }
+      next.add(p);
     }
-    for (const r of this.shown) if (!next.has(r)) this.remove(r);
-    for (const r of next) if (!this.shown.has(r)) highlightOf(this.groupOf.get(r) ?? '').add(r);
+    for (const p of this.shown) if (!next.has(p)) for (const [h, r] of p.ranges) h.delete(r);
+    for (const p of next) if (!this.shown.has(p)) for (const [h, r] of p.ranges) h.add(r);
     this.shown = next;
   }
 
   /** Takes every range of this editor out of the page's highlights. */
   clear(): void {
-    for (const r of this.shown) this.remove(r);
+    for (const p of this.shown) for (const [h, r] of p.ranges) h.delete(r);
     this.shown = new Set();
   }
-
-  private remove(r: StaticRange): void {
-    CSS.highlights.get(this.groupOf.get(r) ?? '')?.delete(r);
-    this.groupOf.delete(r);
-  }
-}
-
-/** The page's highlight named `name`, registered on first use (shared by every editor of the page). */
-function highlightOf(name: string): Highlight {
-  let h = CSS.highlights.get(name);
-  if (!h) CSS.highlights.set(name, (h = new Highlight()));
-  return h;
 }
