@@ -11,6 +11,8 @@ export interface LoadProcessUsage {
   readonly loopDelayMax: number;
   /** Longest garbage-collection pause, ms: tells a load process's own pauses from CPU starvation. */
   readonly gcMax: number;
+  /** Largest V8 heap in use, sampled every second, bytes: what its GC pauses have to go through. */
+  readonly heapMax: number;
 }
 
 /** Sampling interval of the event-loop delay histogram, ms; the histogram records whole intervals. */
@@ -23,10 +25,15 @@ export class LoadMeter {
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   private gcMax = 0;
   private readonly gc = new PerformanceObserver((list) => this.gcSeen(list.getEntries()));
+  private heapMax = process.memoryUsage().heapUsed;
+  private readonly heapTimer = setInterval(() => {
+    this.heapMax = Math.max(this.heapMax, process.memoryUsage().heapUsed);
+  }, 1000);
 
   constructor() {
     this.loop.enable();
     this.gc.observe({ entryTypes: ['gc'] });
+    this.heapTimer.unref();
   }
 
   private gcSeen(entries: readonly PerformanceEntry[]): void {
@@ -34,6 +41,7 @@ export class LoadMeter {
   }
 
   stop(): LoadProcessUsage {
+    clearInterval(this.heapTimer);
     this.loop.disable();
     this.gcSeen(this.gc.takeRecords());
     this.gc.disconnect();
@@ -45,6 +53,7 @@ export class LoadMeter {
       loopDelayP99: beyond(this.loop.percentile(99)),
       loopDelayMax: beyond(this.loop.max),
       gcMax: this.gcMax,
+      heapMax: Math.max(this.heapMax, process.memoryUsage().heapUsed),
     };
   }
 }

@@ -59,6 +59,7 @@ export function saturation(name: string, loads: readonly LoadProcessUsage[]): st
   const worst = loads.reduce((m, l) => Math.max(m, l.loopDelayP99), 0);
   if (worst <= SATURATED_LAG_MS) return undefined;
   return `warning (${name}): a load process lagged ${worst.toFixed(0)} ms at p99 (max ` +
-    `${loads.reduce((m, l) => Math.max(m, l.loopDelayMax), 0).toFixed(0)} ms, longest GC pause ${loads.reduce((m, l) => Math.max(m, l.gcMax), 0).toFixed(0)} ms): ` +
+    `${loads.reduce((m, l) => Math.max(m, l.loopDelayMax), 0).toFixed(0)} ms, longest GC pause ${loads.reduce((m, l) => Math.max(m, l.gcMax), 0).toFixed(0)} ms, ` +
+    `largest heap ${mb(loads.reduce((m, l) => Math.max(m, l.heapMax), 0))} MB): ` +
     `its latencies include its own queueing, not only the server's`;
 }
