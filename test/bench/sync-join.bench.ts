@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { printTable } from './table';
 import { benchDumpText } from './sync/annotations';
+import { measureApplyFloor } from './sync/apply-floor';
 import { forkLoad } from './sync/ipc';
 import type { JoinConfig, JoinResult } from './sync/join-load';
 import { ProcessSampler, type ProcessUsage } from './sync/proc-stats';
@@ -10,7 +11,7 @@ import { measureAll } from './sync/targets';
 /**
  * Join: a room already holding many annotations (kept loaded by its writer), and fresh stock
  * clients joining one after another; time from creating the provider to its first `sync`.
- * Goal: p95 ≤ 250 ms.
+ * Goal: p95 ≤ 250 ms. Then the floor no server can remove: Yjs applying the same room in-process.
  */
 const scale = QUICK ? { annotations: 1000, joins: 5 } : { annotations: 10_000, joins: 20 };
 const GOAL_MS = 250;
@@ -46,6 +47,11 @@ const phase = (runs: readonly Run[], f: (r: JoinResult) => number[]) => summariz
 printTable('where a join spends its time (ms, p50 / p95 over all runs)', ['server', 'connect', 'server: open → step 2 received', 'client: apply step 2'],
   [...results].map(([name, runs]) => [name, ...[(r: JoinResult) => r.connect, (r: JoinResult) => r.serve, (r: JoinResult) => r.apply]
     .map((f) => `${phase(runs, f).p50.toFixed(0)} / ${phase(runs, f).p95.toFixed(0)}`)]));
+
+const floors = measureApplyFloor(scale.annotations, scale.joins);
+printTable(`floor: Yjs alone applying the room to a fresh Y.Doc in this process, no server (ms, ${scale.joins} runs)`,
+  ['room', 'MB', 'p50', 'p95', 'max', 'p95 / goal'],
+  floors.map((f) => [f.name, mb(f.bytes), f.times.p50, f.times.p95, f.times.max, (f.times.p95 / GOAL_MS).toFixed(2)]));
 
 const pooled = (name: string) => {
   const runs = results.get(name) ?? [];
