@@ -13,8 +13,9 @@ export type * from './ast';
  * Parses and indexes HLO text: outline, every instruction's value with bytes, decoded dots,
  * fusions with their sizes, cross-layer keys (fused instructions included) and, for optimized
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
- * Each computation is indexed as soon as it is parsed and then dropped (the spill pass reads the
- * few it needs whole again from the text), so the parse tree of a large dump never exists whole.
+ * Each instruction is indexed as soon as it is read, with no parsed object of its own, and each
+ * computation is then dropped (the spill pass reads the few it needs whole again from the text), so
+ * the parse tree of a large dump never exists whole.
  */
 export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
   const lines = new LineMap(text);
@@ -28,6 +29,10 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
     operandsOf: INDEXED_OPERANDS,
     // The spill pass needs the entry whole: read so the first time, it is kept, not read again.
     wholeEntry: withSpills,
+    instruction(ins, scope, module) {
+      current ??= new ModuleIndex(text, lines, lists, withSpills);
+      current.instruction(ins, scope, module);
+    },
     computation(c, module, fromText) {
       current ??= new ModuleIndex(text, lines, lists, withSpills);
       current.add(c, module, fromText && !(withSpills && c.isEntry));

@@ -107,12 +107,14 @@ const NO_OPERANDS: readonly string[] = Object.freeze([]);
  * instruction := `ROOT`? name `=` shape opcode `(` operands `)` (`,` attr `=` value)*
  * e.g. `ROOT %fusion = f32[8]{0} fusion(f32[8]{0} %p0, %p1), kind=kLoop, calls=%fused_computation`.
  * `names` holds the names defined so far, which operands then share (none when streaming); operand
- * names are built only for the opcodes in `operandsOf` (all when absent). Returns undefined, with a
+ * names are built only for the opcodes in `operandsOf` (all when absent). The fields are written into
+ * `into`, one record reused for every instruction so that a streaming reader allocates nothing per
+ * instruction but what it keeps (`copyInstruction` makes a tree's own object). Returns false, with a
  * diagnostic, when the instruction cannot be read.
  */
 export function parseInstruction(
-  s: Scanner, names: SpanTable<string> | undefined, operandsOf?: ReadonlySet<string>,
-): HloInstruction | undefined {
+  s: Scanner, names: SpanTable<string> | undefined, operandsOf: ReadonlySet<string> | undefined, into: InstructionRecord,
+): boolean {
   const from = s.pos;
   const isRoot = s.atWord('ROOT');
   if (isRoot) {
@@ -126,19 +128,19 @@ export function parseInstruction(
   s.skipTrivia();
   if (!name || !s.eat(Ch.eq)) {
     s.error(nameAt, Math.max(s.pos, nameAt + 1), name ? `expected '=' after '${name}'` : `expected an instruction, found '${s.text.charAt(nameAt)}'`);
-    return undefined;
+    return false;
   }
   s.skipTrivia();
   // The shape may be left out where XLA can infer it: `ROOT compare = compare(p0, ten), direction=LT`.
   const shape = knownArrayShape(s) ?? (startsShape(s) ? internedShape(s) : NO_SHAPE);
-  if (!shape) return undefined;
+  if (!shape) return false;
   const typeText = shape.text;
   s.skipTrivia();
   const opAt = s.pos;
   const opcode = s.word();
   if (!opcode || s.peek() !== Ch.lparen) {
     s.error(opAt, opAt + Math.max(1, opcode.length), opcode ? `expected '(' after opcode '${opcode}'` : 'expected an opcode');
-    return undefined;
+    return false;
   }
   let number = -1;
   let operands: readonly string[];
@@ -208,8 +210,38 @@ export function parseInstruction(
   if (opcode === 'dot') dot ??= emptyDot();
   const any = fusionKind !== undefined || calls !== undefined || toApply !== undefined || condition !== undefined
     || body !== undefined || branches !== undefined || dot !== undefined;
-  const attrs = any ? { fusionKind, calls, toApply, condition, body, branches, dot } : undefined;
-  return { name, isRoot, opcode, type: shape.type, typeText, bytes: shape.bytes, operands, number, metadata, attrs, from, to };
+  into.name = name;
+  into.isRoot = isRoot;
+  into.opcode = opcode;
+  into.type = shape.type;
+  into.typeText = typeText;
+  into.bytes = shape.bytes;
+  into.operands = operands;
+  into.number = number;
+  into.metadata = metadata;
+  into.attrs = any ? { fusionKind, calls, toApply, condition, body, branches, dot } : undefined;
+  into.from = from;
+  into.to = to;
+  return true;
+}
+
+/** The record `parseInstruction` writes into: an instruction whose fields change as the next is read. */
+export type InstructionRecord = { -readonly [K in keyof HloInstruction]: HloInstruction[K] };
+
+/** A record to read instructions into, before the first is read. */
+export function instructionRecord(): InstructionRecord {
+  return copyInstruction({
+    name: '', isRoot: false, opcode: '', type: NO_SHAPE.type, typeText: '', bytes: 0, operands: NO_OPERANDS, number: -1,
+    metadata: undefined, attrs: undefined, from: 0, to: 0,
+  });
+}
+
+/** An instruction of its own with the fields of `r`, for a tree or a reader that keeps it. */
+export function copyInstruction(r: HloInstruction): InstructionRecord {
+  return {
+    name: r.name, isRoot: r.isRoot, opcode: r.opcode, type: r.type, typeText: r.typeText, bytes: r.bytes, operands: r.operands,
+    number: r.number, metadata: r.metadata, attrs: r.attrs, from: r.from, to: r.to,
+  };
 }
 
 const [B, C, F, I, K, L, M, R, T] = [...'bcfiklmrt'].map((c) => c.charCodeAt(0));

@@ -1,9 +1,10 @@
-import type { CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo } from '../types';
+import type { CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo, ValueType } from '../types';
 import type { HloComputation, HloInstruction, HloMetadata, HloModule, HloStackFrames } from './ast';
 import { collectDots, type ScopeLookup } from './dots';
 import { ModuleGraph } from './graph';
 import type { LineMap } from './line-map';
 import { parseComputationAt } from './parser';
+import { copyInstruction } from './instruction';
 import { findSpills } from './spills';
 import { resolveFrame } from './stack-frames';
 
@@ -38,6 +39,20 @@ interface Indexed {
   readonly kept: HloComputation | undefined;
 }
 
+/** What is known of a computation while its instructions are indexed. */
+interface OpenScope {
+  readonly scope: HloComputation;
+  readonly keyFrom: number;
+  ops: number;
+  calls: boolean;
+  /** The fusion calling it, when read before it. */
+  readonly fusion: string | undefined;
+  /** Its instructions' types, in order (values hold their names and bytes). */
+  readonly types: ValueType[];
+  /** Its fusions and dots, indexed when it ends: their operands may be defined later in it. */
+  readonly later: HloInstruction[];
+}
+
 type MutableKey = { -readonly [K in keyof CrossLayerKey]: CrossLayerKey[K] };
 type MutableFusion = { -readonly [K in keyof FusionInfo]: FusionInfo[K] };
 
@@ -64,50 +79,76 @@ export class ModuleIndex {
   /** Instructions that print the same metadata share one parsed metadata object, hence one source. */
   private readonly sources = new Map<HloMetadata, SourceRef>();
   private framesAtStart = -1;
+  /** The computation whose instructions are being indexed. */
+  private open: OpenScope | undefined;
 
   constructor(
     private readonly text: string, private readonly lines: LineMap, private readonly lists: IndexLists, private readonly withSpills: boolean,
   ) {}
 
   /**
-   * Indexes one computation of `module` and keeps only what the module's end needs of it: nothing
-   * of its instructions when `fromText` says it can be read again (false keeps it whole, for a
-   * computation whose every operand was named).
+   * Indexes one instruction of `scope` as it is read (`ins` is not kept: the fusions and dots
+   * among them are copied, to finish when the computation ends). `add` ends the computation.
+   */
+  instruction(ins: HloInstruction, scope: HloComputation, module: HloModule): void {
+    const open = this.open?.scope === scope ? this.open : this.begin(scope, module);
+    const { values, keys } = this.lists;
+    if (ins.opcode !== 'parameter') open.ops++;
+    // Every instruction that calls a computation names it in an attribute.
+    if (ins.attrs !== undefined && this.noteCalls(ins)) open.calls = true;
+    const line = this.lines.lineAt(ins.from);
+    values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
+    const source = this.sourceOf(ins.metadata, module.stackFrames);
+    // Every key has a `fusion` slot, filled here or once the fusion that calls this computation is read.
+    const key: MutableKey = { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion: open.fusion, from: ins.from, to: ins.to };
+    keys.push(key);
+    open.types.push(ins.type);
+    if (ins.opcode === 'fusion' || (ins.opcode === 'dot' && ins.attrs?.dot)) open.later.push(copyInstruction(ins));
+  }
+
+  /**
+   * Ends one computation of `module`: indexes its instructions first when they come whole (none
+   * were handed to `instruction`), and keeps only what the module's end needs of it: nothing of its
+   * instructions when `fromText` says it can be read again (false keeps it whole, for a computation
+   * whose every operand was named).
    */
   add(scope: HloComputation, module: HloModule, fromText: boolean): void {
-    if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
-    const { values, keys } = this.lists;
-    const list = scope.instructions;
-    let ops = 0;
-    let calls = false;
-    for (const ins of list) {
-      if (ins.opcode !== 'parameter') ops++;
-      // Every instruction that calls a computation names it in an attribute.
-      if (ins.attrs !== undefined && this.noteCalls(ins)) calls = true;
+    if (this.open?.scope !== scope) {
+      this.begin(scope, module);
+      for (const ins of scope.instructions) this.instruction(ins, scope, module);
     }
-    this.opCounts.set(scope.name, ops);
-    const fusion = this.fusionCaller.get(scope.name)?.name;
-    const lookup = new ScopeNames(scope);
-    const keyFrom = keys.length;
-    for (const ins of list) {
-      const line = this.lines.lineAt(ins.from);
-      values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
-      const source = this.sourceOf(ins.metadata, module.stackFrames);
-      // Every key has a `fusion` slot, filled here or once the fusion that calls this computation is read.
-      const key: MutableKey = { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion, from: ins.from, to: ins.to };
-      keys.push(key);
-      if (ins.opcode === 'fusion') this.addFusion(ins, scope, line, lookup);
-    }
-    collectDots(lookup, scope, this.lines, this.lists.dots);
+    const open = this.open as OpenScope;
+    this.open = undefined;
+    const keys = this.lists.keys;
+    this.opCounts.set(scope.name, open.ops);
+    // A fusion of this computation that calls it: read before its keys in text, now after them.
+    const caller = open.fusion === undefined ? this.fusionCaller.get(scope.name)?.name : undefined;
     const indexed: Indexed = {
-      name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: list.length, keyFrom, keyTo: keys.length,
+      name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: keys.length - open.keyFrom, keyFrom: open.keyFrom, keyTo: keys.length,
       kept: this.withSpills && !fromText ? scope : undefined,
     };
+    if (caller !== undefined) this.setFusion(indexed, caller);
+    const lookup = new ScopeNames(this.lists.values, open.types, open.keyFrom);
+    const dots: HloInstruction[] = [];
+    for (const ins of open.later) {
+      if (ins.opcode === 'fusion') this.addFusion(ins, scope, this.lines.lineAt(ins.from), lookup);
+      else dots.push(ins);
+    }
+    collectDots(lookup, scope.name, dots, this.lines, this.lists.dots);
     this.computations.push(indexed);
     const same = this.byName.get(scope.name);
     if (same) same.push(indexed);
     else this.byName.set(scope.name, [indexed]);
-    if (calls) this.callScopes.add(indexed);
+    if (open.calls) this.callScopes.add(indexed);
+  }
+
+  private begin(scope: HloComputation, module: HloModule): OpenScope {
+    if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
+    const open: OpenScope = {
+      scope, keyFrom: this.lists.keys.length, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, types: [], later: [],
+    };
+    this.open = open;
+    return open;
   }
 
   /** Records the computations `ins` calls; true when it is a while, conditional or call. */
@@ -215,18 +256,22 @@ export class ModuleIndex {
   }
 }
 
-/** An instruction of one computation by name, the map built on first use (later names win). */
+/**
+ * An instruction's bytes and type by name within one computation, from the values indexed for it
+ * from `valueFrom` on; the map is built on first use (later names win).
+ */
 class ScopeNames implements ScopeLookup {
-  private map: Map<string, HloInstruction> | undefined;
+  private map: Map<string, number> | undefined;
 
-  constructor(private readonly scope: HloComputation) {}
+  constructor(private readonly values: readonly ValueInfo[], private readonly types: readonly ValueType[], private readonly valueFrom: number) {}
 
-  get(name: string): HloInstruction | undefined {
+  get(name: string): { readonly bytes: number; readonly type: ValueType } | undefined {
     if (!this.map) {
       this.map = new Map();
-      for (const ins of this.scope.instructions) this.map.set(ins.name, ins);
+      for (let i = 0; i < this.types.length; i++) this.map.set((this.values[this.valueFrom + i] as ValueInfo).name, i);
     }
-    return this.map.get(name);
+    const i = this.map.get(name);
+    return i === undefined ? undefined : { bytes: (this.values[this.valueFrom + i] as ValueInfo).bytes, type: this.types[i] as ValueType };
   }
 }
 

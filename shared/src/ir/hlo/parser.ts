@@ -1,6 +1,6 @@
 import type { ParseResult } from '../types';
 import type { HloComputation, HloFile, HloInstruction, HloModule } from './ast';
-import { parseInstruction } from './instruction';
+import { copyInstruction, instructionRecord, parseInstruction, type InstructionRecord } from './instruction';
 import { parseProtoModule } from './proto-text';
 import { Ch, Scanner } from './scanner';
 import { parseShape } from './shape';
@@ -36,6 +36,13 @@ export interface HloSink {
    * so a sink that needs it whole can keep it rather than read it again.
    */
   readonly wholeEntry?: boolean;
+  /**
+   * When present, each instruction of a computation not handed over whole (all but a `wholeEntry`
+   * entry and the proto form) comes here as soon as it is read, and that computation's
+   * `instructions` stay empty. `ins` is one record rewritten for the next instruction, so it must
+   * not be kept; `scope` is the computation it belongs to, its `to` not yet known.
+   */
+  instruction?(ins: HloInstruction, scope: HloComputation, module: HloModule): void;
   /**
    * One computation of `module`, in text order. `module.stackFrames` holds the tables read so far;
    * `module.computations` stays empty while computations are streamed. `fromText` is true when
@@ -97,7 +104,9 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
       s.pos += section.length;
       parseStackFrameSection(s, section as StackFrameSection, current.stackFrames);
     } else {
-      const comp = parseComputation(s, sink?.operandsOf, sink?.wholeEntry);
+      const module = current;
+      const each = sink?.instruction && ((ins: HloInstruction, scope: HloComputation) => sink.instruction?.(ins, scope, module));
+      const comp = parseComputation(s, sink?.operandsOf, sink?.wholeEntry, each);
       if (!comp) {
         s.skipLine();
       } else {
@@ -157,7 +166,9 @@ export function parseComputationAt(text: string, from: number): HloComputation |
  * computation := `ENTRY`? name (`(` params `)` `->` shape)? (`,` attr `=` value)* `{` instruction* `}`
  * e.g. `%fused_computation (param_0: f32[8]) -> f32[8] {` or `ENTRY main.3 {`.
  */
-function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>, wholeEntry = false): HloComputation | undefined {
+function parseComputation(
+  s: Scanner, operandsOf?: ReadonlySet<string>, wholeEntry = false, each?: (ins: HloInstruction, scope: HloComputation) => void,
+): HloComputation | undefined {
   const from = s.pos;
   const isEntry = s.atWord('ENTRY');
   if (isEntry) {
@@ -190,10 +201,12 @@ function parseComputation(s: Scanner, operandsOf?: ReadonlySet<string>, wholeEnt
     s.error(nameAt, s.pos + 1, `expected '{' to open computation '${name}'`);
     return undefined;
   }
-  const instructions = parseBody(s, isEntry && wholeEntry ? undefined : operandsOf);
-  const to = s.pos;
+  const whole = isEntry && wholeEntry;
+  const comp: { -readonly [K in keyof HloComputation]: HloComputation[K] } = { name, isEntry, instructions: [], from, to: from };
+  parseBody(s, whole ? undefined : operandsOf, comp, whole ? undefined : each);
+  comp.to = s.pos;
   skipTrailingAttributes(s);
-  return { name, isEntry, instructions, from, to };
+  return comp;
 }
 
 /** `}, execution_thread="host"` after a computation's closing brace. */
@@ -212,33 +225,37 @@ function skipTrailingAttributes(s: Scanner): void {
 }
 
 /**
- * Instructions up to the computation's closing `}`; checks one ROOT and distinct parameter numbers.
+ * Instructions up to the computation's closing `}`, into `scope.instructions` or, when `each` is
+ * given, to `each` as they are read; checks one ROOT and distinct parameter numbers.
  * Operand names are read for the opcodes in `operandsOf` (all when absent).
  */
-function parseBody(s: Scanner, operandsOf: ReadonlySet<string> | undefined): HloInstruction[] {
-  const instructions: HloInstruction[] = [];
+function parseBody(
+  s: Scanner, operandsOf: ReadonlySet<string> | undefined, scope: HloComputation, each: ((ins: HloInstruction, scope: HloComputation) => void) | undefined,
+): void {
+  const instructions = scope.instructions;
   const bodyAt = s.pos;
-  let root: HloInstruction | undefined;
+  let rootName: string | undefined;
   let params: Set<number> | undefined;
+  const ins: InstructionRecord = instructionRecord();
   // Names defined so far in this computation, so operands of a tree kept whole share their strings.
   const names = operandsOf === undefined ? new SpanTable<string>(s.text) : undefined;
   for (;;) {
     s.skipTrivia();
     if (s.pos >= s.end) {
       s.error(bodyAt - 1, bodyAt, "computation is not closed: expected '}' before the end of the text");
-      return instructions;
+      return;
     }
-    if (s.eat(Ch.rbrace)) return instructions;
+    if (s.eat(Ch.rbrace)) return;
     const before = s.pos;
-    const ins = parseInstruction(s, names, operandsOf);
-    if (!ins) {
+    if (!parseInstruction(s, names, operandsOf, ins)) {
       if (s.pos === before || s.text.charCodeAt(s.pos - 1) !== Ch.lf) s.skipLine();
       continue;
     }
-    instructions.push(ins);
+    if (each) each(ins, scope);
+    else instructions.push(copyInstruction(ins));
     if (ins.isRoot) {
-      if (root) s.error(ins.from, ins.to, `second ROOT '${ins.name}': '${root.name}' is already the root`);
-      else root = ins;
+      if (rootName !== undefined) s.error(ins.from, ins.to, `second ROOT '${ins.name}': '${rootName}' is already the root`);
+      else rootName = ins.name;
     }
     if (ins.opcode === 'parameter' && ins.number >= 0) {
       params ??= new Set();

@@ -54,6 +54,18 @@ describe('indexing HLO while it is parsed', () => {
     expect(r.diagnostics[0]?.message).toMatch(/expected ',' or '\)' in operands/);
   });
 
+  it('hands each instruction to a sink as it is read, and the computation after them with none kept', () => {
+    const seen: string[] = [];
+    parseHlo(`HloModule m\n${fused}${entry}`, {
+      operandsOf: new Set(['fusion']),
+      wholeEntry: true,
+      instruction: (ins, scope) => seen.push(`${scope.name}/${ins.name}(${ins.operands.join(',')})`),
+      computation: (c: HloComputation) => seen.push(`${c.name}:${c.instructions.length}`),
+      module: () => undefined,
+    });
+    expect(seen).toEqual(['fused_add/p0()', 'fused_add/p1()', 'fused_add/add.1()', 'fused_add:0', 'main:2']);
+  });
+
   it('hands the entry over with every operand named when a sink wants it whole', () => {
     const operands: string[] = [];
     parseHlo(`HloModule m\n${fused}${entry}`, {
