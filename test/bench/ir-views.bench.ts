@@ -19,7 +19,7 @@ import { printTable, quantile } from './table';
  * Scrolling is measured in two modes (see `scroll-frames.ts`): a jump of 2,400 px per frame from
  * top to bottom, and wheel flicks sent as real input; against two floors scrolled the same way: the
  * same lines as plain text in CodeMirror, and a page that virtualizes them itself. `SEAM_WEB_DIR`
- * serves another build of the app.
+ * serves another build of the app; `SEAM_BENCH_TTI_ONLY=1` measures time to interactive alone (10 loads).
  */
 const MIN_BYTES = 20_000_000;
 const STEP_PX = 2_400;
@@ -58,6 +58,9 @@ const TTI_PARTS = `window.__ttiParts = {};
 
 /** Page loads that measure time to interactive only, beside the 3 runs that go on to scroll and hover. */
 const TTI_ONLY_RUNS = 7;
+/** `SEAM_BENCH_TTI_ONLY=1`: 10 loads for time to interactive, no scrolling or hovering. */
+const TTI_ONLY = process.env.SEAM_BENCH_TTI_ONLY === '1';
+const FULL_RUNS = TTI_ONLY ? 0 : 3;
 
 /** Runs before the app: records long tasks (main-thread work over 50 ms) as [start, duration]. */
 const LONG_TASKS = `window.__longTasks = [];
@@ -120,7 +123,7 @@ try {
     ttiOutline.push(parts.outline);
     return page;
   };
-  for (let run = 0; run < TTI_ONLY_RUNS; run++) {
+  for (let run = 0; run < TTI_ONLY_RUNS + (TTI_ONLY ? 3 : 0); run++) {
     const context = await personContext(browser, `Ann${run}`);
     await interactive(context);
     await context.close();
@@ -130,7 +133,7 @@ try {
   const longScroll: number[] = [];
   const scrolls = new Map<string, FrameSample[]>();
   const keep = (id: string, s: FrameSample) => scrolls.set(id, [...(scrolls.get(id) ?? []), s]);
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; run < FULL_RUNS; run++) {
     const context = await personContext(browser, `Bo${run}`);
     await context.addInitScript(LONG_TASKS);
     await context.addInitScript(FRAME_RECORDER);
@@ -165,24 +168,28 @@ try {
   }
   console.log(`dump: ${path}, ${(text.length / 1e6).toFixed(1)} MB, ${text.split('\n').length.toLocaleString('en-US')} lines; upload and index ${(ingest / 1000).toFixed(1)} s`);
   const row = (name: string, v: number[], goal: number) => [name, v.length, quantile(v, 0.5), quantile(v, 0.95), Math.max(...v), goal, quantile(v, 0.95) / goal];
-  printTable(`IR views on a 20 MB optimized HLO dump, 3 runs (time to interactive: ${3 + TTI_ONLY_RUNS} loads) (ms)`, ['measure', 'n', 'p50', 'p95', 'max', 'goal', 'p95 / goal'], [
+  printTable(`IR views on a 20 MB optimized HLO dump, ${FULL_RUNS} runs (time to interactive: ${tti.length} loads) (ms)`, ['measure', 'n', 'p50', 'p95', 'max', 'goal', 'p95 / goal'], [
     row('time to interactive (text, highlighting, outline)', tti, 2000),
     row('  of which: highlighted text on screen', ttiText, 2000),
     row('  of which: outline filled from the analysis', ttiOutline, 2000),
-    row('hover to highlight, three panes', hovers, 50),
+    ...(TTI_ONLY ? [] : [row('hover to highlight, three panes', hovers, 50)]),
   ]);
-  const cases = [['floor', 'floor: own virtualized divs'], ['plain', 'CodeMirror, plain text'], ['ir', 'IR, highlighting and overlays']] as const;
-  for (const mode of ['jump', 'wheel'] as const) {
-    const of = (key: string) => joinSamples(scrolls.get(`${key} ${mode}`) ?? []);
-    const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
-    printTable(`Scroll, ${how}, 3 runs (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, cases.flatMap(([k, name]) => frameRows(name, of(k), k === 'floor' ? null : of('floor'))));
-    for (const [k, name] of cases) console.log(mainLine(`${mode}, ${name}`, of(k)));
-    for (const [k, name] of cases) console.log(loafLine(`${mode}, ${name}`, of(k)));
+  if (TTI_ONLY) {
+    console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)}`);
+  } else {
+    const cases = [['floor', 'floor: own virtualized divs'], ['plain', 'CodeMirror, plain text'], ['ir', 'IR, highlighting and overlays']] as const;
+    for (const mode of ['jump', 'wheel'] as const) {
+      const of = (key: string) => joinSamples(scrolls.get(`${key} ${mode}`) ?? []);
+      const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
+      printTable(`Scroll, ${how}, 3 runs (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, cases.flatMap(([k, name]) => frameRows(name, of(k), k === 'floor' ? null : of('floor'))));
+      for (const [k, name] of cases) console.log(mainLine(`${mode}, ${name}`, of(k)));
+      for (const [k, name] of cases) console.log(loafLine(`${mode}, ${name}`, of(k)));
+    }
+    const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
+    console.log(`long tasks until interactive: ${longLoad.length} in 3 runs, ${sum(longLoad)} ms in all, longest ${Math.round(Math.max(0, ...longLoad))} ms`);
+    console.log(`long tasks while jump-scrolling the IR dump: ${longScroll.length} in 3 runs, ${sum(longScroll)} ms in all, longest ${Math.round(Math.max(0, ...longScroll))} ms`);
+    console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
   }
-  const sum = (v: number[]) => Math.round(v.reduce((a, b) => a + b, 0));
-  console.log(`long tasks until interactive: ${longLoad.length} in 3 runs, ${sum(longLoad)} ms in all, longest ${Math.round(Math.max(0, ...longLoad))} ms`);
-  console.log(`long tasks while jump-scrolling the IR dump: ${longScroll.length} in 3 runs, ${sum(longScroll)} ms in all, longest ${Math.round(Math.max(0, ...longScroll))} ms`);
-  console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
 } finally {
   await browser.close();
   await server.close();
