@@ -2,14 +2,14 @@ import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as decoding from 'lib0/decoding';
 import type { Logger } from 'pino';
-import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
+import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSyncMessage, MessageType, readAwarenessEntries, writeAwarenessEntries } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
 import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
-import { PresenceClaims, readAwarenessEntries, writeAwarenessEntries } from './presence';
+import { PresenceClaims } from './presence';
 
 /** Sync sub-messages of y-protocols. */
 const SyncStep1 = 0;

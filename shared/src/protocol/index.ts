@@ -4,3 +4,4 @@ export * from './ack';
 export * from './refused';
 export * from './runner';
 export * from './frames';
+export * from './awareness';

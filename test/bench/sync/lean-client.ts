@@ -1,9 +1,8 @@
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
 import * as random from 'lib0/random';
-import { encodeAwarenessMessage, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
+import { encodeAwarenessMessage, encodeSyncMessage, MessageType, readAwarenessEntries, writeAwarenessEntries } from '@seam/shared/protocol';
 
 /** Sync sub-messages of y-protocols (`sync.js`). */
 const SyncStep1 = 0;
@@ -108,7 +107,7 @@ export class LeanClient {
   }
 
   private sendAwareness(): void {
-    this.send(encodeAwarenessMessage(writeEntries([{ clientID: this.doc.clientID, clock: this.clock, state: this.state }])));
+    this.send(encodeAwarenessMessage(writeAwarenessEntries([{ clientID: this.doc.clientID, clock: this.clock, state: this.state }])));
   }
 
   /** Handles one frame; true when it was the server's sync step 2. */
@@ -130,12 +129,12 @@ export class LeanClient {
 
   /** A stock client re-broadcasts every awareness entry that is news to it (a higher clock). */
   private echo(update: Uint8Array): void {
-    const news = readEntries(update).filter((e) => {
+    const news = readAwarenessEntries(update).filter((e) => {
       if (e.clientID === this.doc.clientID || e.clock <= (this.clocks.get(e.clientID) ?? -1)) return false;
       this.clocks.set(e.clientID, e.clock);
       return true;
     });
-    if (news.length > 0) this.send(encodeAwarenessMessage(writeEntries(news)));
+    if (news.length > 0) this.send(encodeAwarenessMessage(writeAwarenessEntries(news)));
   }
 }
 
@@ -147,26 +146,3 @@ export function firstStructId(update: Uint8Array): WriteId | undefined {
   return `${client}:${decoding.readVarUint(d)}`;
 }
 
-interface Entry {
-  readonly clientID: number;
-  readonly clock: number;
-  readonly state: string;
-}
-
-/** y-protocols awareness update: `varUint n`, then n × (`varUint clientID`, `varUint clock`, `varString json`). */
-function readEntries(update: Uint8Array): Entry[] {
-  const d = decoding.createDecoder(update);
-  const n = decoding.readVarUint(d);
-  return Array.from({ length: n }, () => ({ clientID: decoding.readVarUint(d), clock: decoding.readVarUint(d), state: decoding.readVarString(d) }));
-}
-
-function writeEntries(entries: readonly Entry[]): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, entries.length);
-  for (const x of entries) {
-    encoding.writeVarUint(e, x.clientID);
-    encoding.writeVarUint(e, x.clock);
-    encoding.writeVarString(e, x.state);
-  }
-  return encoding.toUint8Array(e);
-}
