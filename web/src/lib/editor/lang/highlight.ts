@@ -3,30 +3,38 @@ import type { Extension } from '@codemirror/state';
 import { tags as t } from '@lezer/highlight';
 import { EditorView } from '@codemirror/view';
 
+/** The colour of each token group (`--syn-*` CSS variables with fixed fallbacks, so both themes read well). */
+const COLOUR = {
+  keyword: 'var(--syn-keyword, #7c3aed)',
+  type: 'var(--syn-type, #0f766e)',
+  var: 'var(--syn-var, #1e40af)',
+  def: 'var(--syn-def, #1d4ed8)',
+  fn: 'var(--syn-fn, #b45309)',
+  attr: 'var(--syn-attr, #9333ea)',
+  number: 'var(--syn-number, #c2410c)',
+  string: 'var(--syn-string, #15803d)',
+  comment: 'var(--syn-comment, #6b7280)',
+} as const;
+
+/** The groups painted as `CSS.highlights` (see `TokenPainter`); definitions stay marks, for their weight. */
+const PAINTED = ['keyword', 'type', 'var', 'fn', 'attr', 'number', 'string', 'comment'] as const;
+
 /**
- * Colours of IR tokens by style name (`cm-ir-t-keyword` …), from CSS variables (`--syn-*`, with
- * fixed fallbacks) so both themes read well.
+ * Colours of IR tokens by style name (`cm-ir-t-keyword` …), and the same colours for tokens painted
+ * as `CSS.highlights`, set once on the editor and inherited by every line: a rule matching each
+ * line would restyle it per highlight.
  */
 export const irHighlightTheme = EditorView.theme({
-  '.cm-ir-t-keyword': { color: 'var(--syn-keyword, #7c3aed)' },
-  '.cm-ir-t-typeName': { color: 'var(--syn-type, #0f766e)' },
-  '.cm-ir-t-variableName': { color: 'var(--syn-var, #1e40af)' },
-  '.cm-ir-t-definition': { color: 'var(--syn-def, #1d4ed8)', fontWeight: '600' },
-  '.cm-ir-t-function, .cm-ir-t-labelName': { color: 'var(--syn-fn, #b45309)' },
-  '.cm-ir-t-propertyName': { color: 'var(--syn-attr, #9333ea)' },
-  '.cm-ir-t-number': { color: 'var(--syn-number, #c2410c)' },
-  '.cm-ir-t-string': { color: 'var(--syn-string, #15803d)' },
-  '.cm-ir-t-comment, .cm-ir-t-lineComment, .cm-ir-t-meta': { color: 'var(--syn-comment, #6b7280)' },
-  // The same colours for tokens painted as `CSS.highlights` (see `TokenPainter`), set once on the
-  // editor and inherited by every line: a rule matching each line would restyle it per highlight.
-  '&::highlight(ir-keyword)': { color: 'var(--syn-keyword, #7c3aed)' },
-  '&::highlight(ir-type)': { color: 'var(--syn-type, #0f766e)' },
-  '&::highlight(ir-var)': { color: 'var(--syn-var, #1e40af)' },
-  '&::highlight(ir-fn)': { color: 'var(--syn-fn, #b45309)' },
-  '&::highlight(ir-attr)': { color: 'var(--syn-attr, #9333ea)' },
-  '&::highlight(ir-number)': { color: 'var(--syn-number, #c2410c)' },
-  '&::highlight(ir-string)': { color: 'var(--syn-string, #15803d)' },
-  '&::highlight(ir-comment)': { color: 'var(--syn-comment, #6b7280)' },
+  '.cm-ir-t-keyword': { color: COLOUR.keyword },
+  '.cm-ir-t-typeName': { color: COLOUR.type },
+  '.cm-ir-t-variableName': { color: COLOUR.var },
+  '.cm-ir-t-definition': { color: COLOUR.def, fontWeight: '600' },
+  '.cm-ir-t-function, .cm-ir-t-labelName': { color: COLOUR.fn },
+  '.cm-ir-t-propertyName': { color: COLOUR.attr },
+  '.cm-ir-t-number': { color: COLOUR.number },
+  '.cm-ir-t-string': { color: COLOUR.string },
+  '.cm-ir-t-comment, .cm-ir-t-lineComment, .cm-ir-t-meta': { color: COLOUR.comment },
+  ...Object.fromEntries(PAINTED.map((g) => [`&::highlight(ir-${g})`, { color: COLOUR[g] }])),
 });
 
 /**
@@ -34,16 +42,16 @@ export const irHighlightTheme = EditorView.theme({
  * (the program editor). The IR dumps do not use it: they mark visible tokens directly.
  */
 export const irHighlightStyle = HighlightStyle.define([
-  { tag: t.keyword, color: 'var(--syn-keyword, #7c3aed)' },
-  { tag: t.typeName, color: 'var(--syn-type, #0f766e)' },
-  { tag: [t.definition(t.variableName)], color: 'var(--syn-def, #1d4ed8)', fontWeight: '600' },
-  { tag: t.variableName, color: 'var(--syn-var, #1e40af)' },
-  { tag: t.function(t.variableName), color: 'var(--syn-fn, #b45309)' },
-  { tag: t.propertyName, color: 'var(--syn-attr, #9333ea)' },
-  { tag: [t.number, t.bool], color: 'var(--syn-number, #c2410c)' },
-  { tag: t.string, color: 'var(--syn-string, #15803d)' },
-  { tag: [t.comment, t.lineComment, t.meta], color: 'var(--syn-comment, #6b7280)' },
-  { tag: t.labelName, color: 'var(--syn-fn, #b45309)' },
+  { tag: t.keyword, color: COLOUR.keyword },
+  { tag: t.typeName, color: COLOUR.type },
+  { tag: [t.definition(t.variableName)], color: COLOUR.def, fontWeight: '600' },
+  { tag: t.variableName, color: COLOUR.var },
+  { tag: t.function(t.variableName), color: COLOUR.fn },
+  { tag: t.propertyName, color: COLOUR.attr },
+  { tag: [t.number, t.bool], color: COLOUR.number },
+  { tag: t.string, color: COLOUR.string },
+  { tag: [t.comment, t.lineComment, t.meta], color: COLOUR.comment },
+  { tag: t.labelName, color: COLOUR.fn },
 ]);
 
 /** Syntax highlighting with `irHighlightStyle`. */
