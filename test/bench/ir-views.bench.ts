@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
+import { openBareCodeMirror } from './bare-codemirror';
 import { personContext } from './room-browser';
 import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 import { printTable, quantile } from './table';
@@ -17,11 +18,14 @@ import { printTable, quantile } from './table';
  * dump). Goals: TTI ≤ 2 s, scroll p95 ≤ 16.7 ms, hover-to-highlight ≤ 50 ms. The dump comes from
  * runners/python/gen_large_hlo.py (a 32-layer transformer training step), cached in the OS temp dir.
  * Scrolling is measured in two modes (see `scroll-frames.ts`): a jump of 2,400 px per frame from
- * top to bottom, and wheel flicks sent as real input; against two floors scrolled the same way: the
- * same lines as plain text in CodeMirror, and a page that virtualizes them itself. `SEAM_WEB_DIR`
+ * top to bottom, and wheel flicks sent as real input; against three floors scrolled the same way: the
+ * same lines as plain text in the app's editor, CodeMirror alone with line numbers, and a page that
+ * virtualizes them itself. `SEAM_WEB_DIR`
  * serves another build of the app; `SEAM_BENCH_TTI_ONLY=1` measures time to interactive alone (10 loads).
  */
 const MIN_BYTES = 20_000_000;
+/** The floors, each in a fresh context: the page that draws its own divs, and CodeMirror alone. */
+const FLOORS = [['floor', openFloor, '#floor'], ['bare', openBareCodeMirror, '.cm-scroller']] as const;
 const STEP_PX = 2_400;
 const HOVERS = 40;
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -158,13 +162,15 @@ try {
     await page.waitForTimeout(500);
     hovers.push(...((await page.evaluate(HOVER)) as number[]));
     await context.close();
-    const floor = await personContext(browser, `Floor${run}`);
-    await floor.addInitScript(FRAME_RECORDER);
-    const floorPage = await floor.newPage();
-    await openFloor(floorPage, text);
-    keep('floor jump', await jumpScroll(floorPage, '#floor', STEP_PX));
-    keep('floor wheel', await wheelScroll(floorPage, '#floor'));
-    await floor.close();
+    for (const [key, open, selector] of FLOORS) {
+      const floor = await personContext(browser, `Floor${run}`);
+      await floor.addInitScript(FRAME_RECORDER);
+      const floorPage = await floor.newPage();
+      await open(floorPage, text);
+      keep(`${key} jump`, await jumpScroll(floorPage, selector, STEP_PX));
+      keep(`${key} wheel`, await wheelScroll(floorPage, selector));
+      await floor.close();
+    }
   }
   console.log(`dump: ${path}, ${(text.length / 1e6).toFixed(1)} MB, ${text.split('\n').length.toLocaleString('en-US')} lines; upload and index ${(ingest / 1000).toFixed(1)} s`);
   const row = (name: string, v: number[], goal: number) => [name, v.length, quantile(v, 0.5), quantile(v, 0.95), Math.max(...v), goal, quantile(v, 0.95) / goal];
@@ -177,7 +183,7 @@ try {
   if (TTI_ONLY) {
     console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)}`);
   } else {
-    const cases = [['floor', 'floor: own virtualized divs'], ['plain', 'CodeMirror, plain text'], ['ir', 'IR, highlighting and overlays']] as const;
+    const cases = [['floor', 'floor: own virtualized divs'], ['bare', 'floor: CodeMirror alone, line numbers'], ['plain', 'CodeMirror, plain text'], ['ir', 'IR, highlighting and overlays']] as const;
     for (const mode of ['jump', 'wheel'] as const) {
       const of = (key: string) => joinSamples(scrolls.get(`${key} ${mode}`) ?? []);
       const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;

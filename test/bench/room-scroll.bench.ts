@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
+import { openBareCodeMirror } from './bare-codemirror';
 import { printTable } from './table';
 import { personContext, syntheticDump } from './room-browser';
 import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
@@ -15,8 +16,8 @@ import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll
  * frame shows lines never shown before), and wheel flicks sent as real input (40 places spread over
  * the dump, 60 frames each, 3 notches of 120 px per frame). Per frame: the rAF interval and the
  * frame work (see `FRAME_RECORDER`). Goal p95 ≤ 16.7 ms. Floors, scrolled the same way: a page
- * that virtualizes the same lines itself (no CodeMirror), and CodeMirror with the lines as plain
- * text; the reference is the same HLO text without annotations. `SEAM_BENCH_ROUNDS` (default 2)
+ * that virtualizes the same lines itself (no CodeMirror), CodeMirror alone with line numbers (no
+ * app), and the app's editor with the lines as plain text; the reference is the same HLO text without annotations. `SEAM_BENCH_ROUNDS` (default 2)
  * sets how many times each case runs, alternating; `SEAM_WEB_DIR` serves another build of the app.
  */
 const LINES = 200_000;
@@ -26,6 +27,7 @@ const ROUNDS = Number(process.env.SEAM_BENCH_ROUNDS ?? 2);
 
 const CASES = [
   { key: 'floor', name: 'floor: own virtualized divs' },
+  { key: 'bare', name: 'floor: CodeMirror alone, line numbers' },
   { key: 'plain.txt', name: 'CodeMirror, plain text' },
   { key: 'plain.hlo', name: 'HLO, no annotations (reference)' },
   { key: 'annotated.hlo', name: `HLO, ${ANNOTATIONS.toLocaleString('en-US')} annotations` },
@@ -51,6 +53,7 @@ try {
     try {
       const selector = key === 'floor' ? '#floor' : '.cm-scroller';
       if (key === 'floor') await openFloor(page, text);
+      else if (key === 'bare') await openBareCodeMirror(page, text);
       else await openDump(page, room.links.viewer, key);
       return mode === 'jump' ? await jumpScroll(page, selector, STEP_PX) : await wheelScroll(page, selector);
     } finally {
