@@ -4,3 +4,4 @@ export { startServer, type RunningServer, type StartOptions } from './server';
 export { RunnerTokens, RUNNER_TOKEN_PREFIX, type RunnerTokenInfo } from './jobs/runner-tokens';
 export { openDatabase } from './store/db';
 export { runTokenCli } from './jobs/token-cli';
+export { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from './analyzer';

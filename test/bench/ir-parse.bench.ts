@@ -3,70 +3,79 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyze } from '@seam/shared/ir';
+import type { Worker } from 'node:worker_threads';
+import { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from '@seam/server';
+import type { IrBenchRequest, IrBenchRun, IrBenchSummary } from './ir-parse-worker';
 import { printTable } from './table';
 
 /**
  * IR benchmark: parse + analyze a ≥ 20 MB optimized HLO dump compiled from a real 48-layer
  * transformer, against XLA's own C++ HLO text parser on the same file (reached through jaxlib).
- * The dump is generated once into the OS temp folder and reused; the generator, not the dump,
- * lives in the repository. Prints MB/s (best of RUNS, wall clock, as the XLA timer reports; also
- * CPU time of all threads and of the main thread, for a busy machine), peak heap during one
- * analyze (from `--trace-gc`, in a child process) and the ratio.
- * `SEAM_LARGE_HLO=FILE` benchmarks another dump.
+ * `analyze` runs as the product runs it on a large dump: in a worker thread started by the
+ * server's `startAnalysisWorker`, with the same heap settings. The dump is generated once into the
+ * OS temp folder and reused; the generator, not the dump, lives in the repository. Prints MB/s
+ * (best of RUNS, wall clock, as the XLA timer reports; also CPU time of all threads and of the
+ * worker thread alone, for a busy machine), peak heap during one analyze (from `--trace-gc`, in a
+ * child process running the same worker) and the ratio. `SEAM_LARGE_HLO=FILE` benchmarks another dump.
  */
 const RUNS = 5;
 const MIN_BYTES = 20_000_000;
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const python = join(repo, 'runners', '.venv', 'bin', 'python');
+const workerEntry = new URL('./ir-parse-worker.ts', import.meta.url);
 
 if (process.argv[2] === '--peak-heap') {
-  measurePeakHeapChild(process.argv[3] ?? '');
+  startAnalysisWorker(workerEntry, { file: process.argv[3] ?? '', peak: true });
 } else {
-  main();
+  await main();
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const file = process.env.SEAM_LARGE_HLO ?? ensureDump(join(tmpdir(), 'seam-ir-bench', 'large-hlo-opt.txt'));
   const text = readFileSync(file, 'utf8');
   const mb = text.length / 1e6;
   console.log(`dump: ${file} (${mb.toFixed(1)} MB, ${text.split('\n').length.toLocaleString('en-US')} lines); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+  console.log(`analyze runs in a worker thread with the analyzer's heap settings: ${JSON.stringify(ANALYSIS_WORKER_LIMITS)}`);
 
+  const worker = startAnalysisWorker(workerEntry, { file });
   const wall: number[] = [];
   const cpu: number[] = [];
-  const main: number[] = [];
-  let result = analyze(text, 'hlo-opt');
-  for (let i = 0; i < RUNS; i++) {
-    const c0 = process.cpuUsage();
-    const m0 = mainThreadSeconds();
-    const t0 = performance.now();
-    result = analyze(text, 'hlo-opt');
-    wall.push((performance.now() - t0) / 1000);
-    main.push(mainThreadSeconds() - m0);
-    const c = process.cpuUsage(c0);
-    cpu.push((c.user + c.system) / 1e6);
+  const thread: number[] = [];
+  let summary: IrBenchSummary;
+  let retained: number;
+  try {
+    await ask<IrBenchRun>(worker, 'analyze');
+    for (let i = 0; i < RUNS; i++) {
+      const c0 = process.cpuUsage();
+      const run = await ask<IrBenchRun>(worker, 'analyze');
+      const c = process.cpuUsage(c0);
+      wall.push(run.wall);
+      thread.push(run.threadCpu);
+      cpu.push((c.user + c.system) / 1e6);
+    }
+    summary = await ask<IrBenchSummary>(worker, 'summary');
+    retained = await ask<number>(worker, 'retained');
+  } finally {
+    await worker.terminate();
   }
-  const { index, diagnostics } = result;
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const best = Math.min(...wall);
   const peak = measurePeakHeap(file);
   const xla = timeXla(file);
 
-  printTable('analyze (parse + index) of the optimized HLO dump', ['measure', 'value'], [
+  printTable('analyze (parse + index) of the optimized HLO dump, in the analysis worker thread', ['measure', 'value'], [
     ['MB/s, best wall clock', mb / best],
     ['MB/s, median wall clock', mb / median(wall)],
-    ['MB/s, best CPU time', mb / Math.min(...cpu)],
-    ['MB/s, best main-thread CPU time', mb / Math.min(...main)],
+    ['MB/s, best CPU time (all threads)', mb / Math.min(...cpu)],
+    ['MB/s, best worker-thread CPU time', mb / Math.min(...thread)],
     ['seconds, best', best],
     ['peak heap during analyze, MB', peak / 1e6],
     ['peak heap / file size', peak / text.length],
-    ['retained index, MB', retainedIndexBytes(text) / 1e6],
-    ['computations / values / keys', `${index.outline.reduce((n, m) => n + (m.children?.length ?? 1), 0)} / ${index.values.length} / ${index.keys.length}`],
-    ['fusions / dots / spills', `${index.fusions.length} / ${index.dots.length} / ${index.spills.length}`],
-    ['error diagnostics', errors],
+    ['retained index, MB', retained / 1e6],
+    ['computations / values / keys', `${summary.computations} / ${summary.values} / ${summary.keys}`],
+    ['fusions / dots / spills', `${summary.fusions} / ${summary.dots} / ${summary.spills}`],
+    ['error diagnostics', summary.errors],
   ]);
-  const top = index.spills[0];
-  if (top) console.log(`top spill: ${top.producer} ${top.type} ${top.bytes.toLocaleString('en-US')} B, traffic ${top.traffic.toLocaleString('en-US')} B`);
+  if (summary.topSpill) console.log(`top spill: ${summary.topSpill}`);
 
   if (xla) {
     printTable('against XLA\'s C++ HLO text parser (jaxlib hlo_module_from_text, parse only)', ['parser', 'seconds (best)', 'MB/s'], [
@@ -78,6 +87,23 @@ function main(): void {
   const goals = [`>= 100 MB/s: ${mb / best >= 100 ? 'met' : 'not met'}`, `peak heap <= 3x file: ${peak <= 3 * text.length ? 'met' : 'not met'}`];
   if (xla) goals.push(`faster than XLA: ${xla.seconds / best > 1 ? 'met' : 'not met'}`);
   console.log(`goals: ${goals.join('; ')}`);
+}
+
+/** The worker's answer to one request; rejects if the worker fails first. */
+function ask<T>(worker: Worker, request: IrBenchRequest): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => {
+      worker.off('message', done);
+      reject(err);
+    };
+    const done = (reply: T) => {
+      worker.off('error', fail);
+      resolve(reply);
+    };
+    worker.once('message', done);
+    worker.once('error', fail);
+    worker.postMessage(request);
+  });
 }
 
 /** The dump at `path`, generated by the large-HLO generator when missing or too small. */
@@ -104,9 +130,11 @@ function timeXla(file: string): { seconds: number; api: string } | undefined {
 }
 
 /**
- * Peak heap of one analyze, above the heap holding the text: a child process runs it under
- * `--trace-gc`, whose lines give the heap in use before every collection (`Scavenge 35.1 (50.2)
- * -> …`); the largest of those and the heap at the end, less the baseline, is the peak.
+ * Peak heap of one analyze, above the heap holding the text: a child process runs it in the
+ * analysis worker under `--trace-gc`, whose lines give each isolate's heap in use before every
+ * collection (`[pid:0xISOLATE] … Scavenge 35.1 (50.2) -> …`). The worker's isolate is the one whose
+ * forced collection (`testing`) comes just before its baseline; the largest of its lines between
+ * the baseline and the end, and the heap at the end, less the baseline, is the peak.
  */
 function measurePeakHeap(file: string): number {
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', '--trace-gc', fileURLToPath(import.meta.url), '--peak-heap', file], {
@@ -116,45 +144,16 @@ function measurePeakHeap(file: string): number {
   const lines = run.stdout.split('\n');
   const start = lines.findIndex((l) => l.startsWith('BASELINE '));
   const end = lines.findIndex((l) => l.startsWith('END '));
+  const isolate = lines.slice(0, start).reverse().find((l) => l.includes(' testing;'))?.split(']')[0];
+  if (start < 0 || end < start || !isolate) throw new Error('peak-heap child printed no baseline, end or forced collection');
   const baseline = Number(lines[start]?.split(' ')[1]);
   let peak = Number(lines[end]?.split(' ')[1]);
   for (const l of lines.slice(start + 1, end)) {
+    if (!l.startsWith(`${isolate}]`)) continue;
     const m = /: (?:Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact|MinorMS)[^\d]*([\d.]+) \(/.exec(l);
     if (m?.[1]) peak = Math.max(peak, Number(m[1]) * 1024 * 1024);
   }
   return peak - baseline;
-}
-
-function measurePeakHeapChild(file: string): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  const text = readFileSync(file, 'utf8');
-  gc();
-  console.log(`BASELINE ${process.memoryUsage().heapUsed}`);
-  const result = analyze(text, 'hlo-opt');
-  console.log(`END ${process.memoryUsage().heapUsed} ${result.index.values.length}`);
-}
-
-/** Heap held by the index once built (after a full collection), with the text already loaded. */
-function retainedIndexBytes(text: string): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) return NaN;
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  const result = analyze(text, 'hlo-opt');
-  gc();
-  const after = process.memoryUsage().heapUsed;
-  return result.index.bytes > 0 ? after - before : 0;
-}
-
-/**
- * CPU seconds of this process's main thread (Linux `schedstat`; NaN elsewhere): what one analyze
- * costs the thread that runs it, without the collector's helper threads and without the time a
- * busy machine keeps it waiting.
- */
-function mainThreadSeconds(): number {
-  const schedstat = `/proc/self/task/${process.pid}/schedstat`;
-  return existsSync(schedstat) ? Number(readFileSync(schedstat, 'utf8').split(' ')[0]) / 1e9 : NaN;
 }
 
 function median(xs: readonly number[]): number {
