@@ -41,7 +41,16 @@ describe('the analysis in parts', () => {
     expect(errors).toEqual([]);
   });
 
-  it('fetches each layer’s keys once, when the three layers are first linked, and lights up counterparts', async () => {
+  it('starts fetching the three layers’ keys when Split view is pointed at, before any click', async () => {
+    const split = bo.page.getByRole('button', { name: 'Split view' });
+    await split.hover();
+    const all = [ids.jaxpr, ids.stablehlo, ids.hlo].map((id) => `${id}?keys`).sort();
+    await expect.poll(() => requests.filter((r) => r.endsWith('?keys')).sort(), { timeout: 15_000 }).toEqual(all);
+    expect(await split.getAttribute('aria-pressed')).toBe('false');
+    expect(errors).toEqual([]);
+  });
+
+  it('links the three layers with each layer’s keys fetched once, and lights up counterparts', async () => {
     await bo.page.getByRole('button', { name: 'Split view' }).click();
     const j = bo.page.getByRole('region', { name: 'Pane: mlp.jaxpr' });
     const s = bo.page.getByRole('region', { name: 'Pane: mlp.stablehlo' });

@@ -22,6 +22,7 @@ export class AnalysisSource {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Ok) => void; reject: (e: Error) => void }>();
   private readonly cache = new Map<string, Promise<ViewAnalysis>>();
+  private readonly prefetched = new Set<string>();
   private early: Promise<{ docId: string; loaded: Promise<Ok> } | null>;
   private destroyed = false;
 
@@ -78,6 +79,18 @@ export class AnalysisSource {
     const r = await this.ask({ type: 'analyze', docId, text, kind });
     if (!r.view) throw new Error('the worker answered without an analysis');
     return r.view;
+  }
+
+  /**
+   * Starts fetching, in the worker, what linking `docId` will need (the keys part of a stored
+   * analysis), once its analysis is in; a later `link` finds it there. Best effort: a failure
+   * here is the link's to report.
+   */
+  prefetchKeys(docId: string): void {
+    const loaded = this.cache.get(docId);
+    if (!loaded || this.prefetched.has(docId)) return;
+    this.prefetched.add(docId);
+    loaded.then(() => this.ask({ type: 'prefetch', docId })).catch(() => this.prefetched.delete(docId));
   }
 
   /** Joins three documents already analyzed (by `forDocument`), in the worker that holds them. */

@@ -48,6 +48,10 @@ async function handle(req: WorkerRequest): Promise<void> {
     hold(req.docId, { views, from });
     return sendView(req.id, views);
   }
+  if (req.type === 'prefetch') {
+    await whole(req.docId);
+    return answer({ id: req.id, ok: true });
+  }
   const [j, s, h] = await Promise.all([whole(req.jaxpr), whole(req.stablehlo), whole(req.hlo)]);
   const jaxprSpans = j.index.keys.map((k) => [k.line, k.to] as const);
   answer({ id: req.id, ok: true, link: { rows: linkLayers(j, s, h), jaxprSpans } });

@@ -19,12 +19,15 @@ export interface LinkResult {
  * Requests to the analysis worker, each answered once under its `id`:
  * - `load`: fetch the stored views part of `docId` (`url?part=views`); answered `missing` when the
  *   server has no analysis for it. The keys part (`url?part=keys`) is fetched only when the
- *   document is first linked;
+ *   document is first linked, or asked for by `prefetch`;
+ * - `prefetch`: fetch what linking `docId` will need (its keys part), so that a link asked for
+ *   soon after finds it in; answered once it is in;
  * - `analyze`: run the IR core on `text` (a dump the server has not indexed);
  * - `link`: join the three layers already loaded in the worker.
  */
 export type WorkerRequest =
   | { readonly type: 'load'; readonly id: number; readonly docId: string; readonly url: string; readonly token: string }
+  | { readonly type: 'prefetch'; readonly id: number; readonly docId: string }
   | { readonly type: 'analyze'; readonly id: number; readonly docId: string; readonly text: string; readonly kind: DocumentKind }
   | { readonly type: 'link'; readonly id: number; readonly jaxpr: string; readonly stablehlo: string; readonly hlo: string };
 

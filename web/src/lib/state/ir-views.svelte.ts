@@ -126,10 +126,17 @@ export class IrViewsState {
     this.split = true;
   }
 
+  /** The documents of the three layers when the panes hold all three. */
+  private paneLayers(): Record<Layer, string> | null {
+    return pickLayers(this.panes.map((id) => this.metaOf(id)).filter((d): d is DocumentMeta => d !== undefined));
+  }
+
   /** Shows `docIds` side by side (at most three). */
   setPanes(docIds: readonly string[]): void {
     this.panes = docIds.slice(0, MAX_PANES);
     for (const id of this.panes) this.ensureText(id);
+    const l = this.paneLayers();
+    if (l) this.prefetchKeys(l);
     this.link();
   }
 
@@ -145,18 +152,28 @@ export class IrViewsState {
    * (optimized HLO preferred), so that a follower without split view still sees counterparts.
    */
   readonly layerDocs = $derived.by((): Record<Layer, string> | null => {
-    const fromPanes = pickLayers(this.panes.map((id) => this.metaOf(id)).filter((d): d is DocumentMeta => d !== undefined));
-    return fromPanes ?? pickLayers(this.docs());
+    return this.paneLayers() ?? pickLayers(this.docs());
   });
 
-  /** Starts loading what linking the three layers needs (their analyses and the jaxpr text). */
+  /**
+   * Starts loading what linking the three layers needs (their analyses, their cross-layer keys and
+   * the jaxpr text); called when linking is asked for, and as soon as a person shows they are about
+   * to ask (pointing at Split view or Mapping), so that the keys of a large dump are on their way
+   * before the click.
+   */
   prepareLinking(): void {
     const l = this.layerDocs;
     if (!l) return;
     this.ensureText(l.jaxpr);
     this.ensureAnalysis(l.stablehlo);
     this.ensureAnalysis(l.hlo);
+    this.prefetchKeys(l);
     this.link();
+  }
+
+  /** Starts fetching the cross-layer keys of those of the three documents whose analyses are on their way. */
+  private prefetchKeys(l: Record<Layer, string>): void {
+    for (const id of [l.jaxpr, l.stablehlo, l.hlo]) this.source.prefetchKeys(id);
   }
 
   /**
