@@ -1,8 +1,8 @@
 import { DocumentKind } from '../../model/document';
-import type { Analysis, CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SpillCandidate, ValueInfo } from '../types';
+import type { Analysis, OutlineEntry, SpillCandidate } from '../types';
 import type { HloModule } from './ast';
 import { LineMap } from './line-map';
-import { INDEXED_OPERANDS, ModuleIndex, type IndexLists } from './module-index';
+import { INDEXED_OPERANDS, indexLists, ModuleIndex, trimLists } from './module-index';
 import { parseHlo, type HloSink } from './parser';
 import { byTraffic } from './spills';
 
@@ -19,7 +19,7 @@ export type * from './ast';
  */
 export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
   const lines = new LineMap(text);
-  const lists: IndexLists = { values: [] as ValueInfo[], dots: [] as DotInfo[], fusions: [] as FusionInfo[], keys: [] as CrossLayerKey[] };
+  const lists = indexLists(lines.count);
   const withSpills = kind === DocumentKind.hloOpt;
   const outline: OutlineEntry[] = [];
   let spills: SpillCandidate[] = [];
@@ -50,6 +50,7 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
     },
   };
   const parsed = parseHlo(text, sink);
+  trimLists(lists);
   const diagnostics = [...parsed.diagnostics];
   if (moduleCount === 0) diagnostics.push({ severity: 'info', message: 'no HLO module or computation in this text', from: 0, to: 0 });
   if (moduleCount > 1) spills.sort(byTraffic);

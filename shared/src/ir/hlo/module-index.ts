@@ -13,12 +13,33 @@ const NO_SOURCE: SourceRef = Object.freeze({});
 /** The opcodes whose operands the index reads: a fusion's input bytes and a dot's operand shapes. */
 export const INDEXED_OPERANDS: ReadonlySet<string> = new Set(['fusion', 'dot']);
 
-/** The index's flat lists, shared by every module of one text. */
+/**
+ * The index's flat lists, shared by every module of one text. `values` and `keys` (one each per
+ * instruction) are sized ahead and filled up to `count`, so that a dump of 10^5 instructions does
+ * not copy them a dozen times as they grow; `trimLists` ends them.
+ */
 export interface IndexLists {
   readonly values: ValueInfo[];
+  readonly keys: CrossLayerKey[];
+  /** How many values, and keys, are filled in. */
+  count: number;
   readonly dots: DotInfo[];
   readonly fusions: FusionInfo[];
-  readonly keys: CrossLayerKey[];
+}
+
+/**
+ * Lists for about `capacity` instructions (more still fit: the lists grow past it). A text's line
+ * count is the usual bound, since XLA prints one instruction per line.
+ */
+export function indexLists(capacity: number): IndexLists {
+  // Sized by `new Array`, which leaves holes until filled; `trimLists` cuts the unfilled end.
+  return { values: new Array<ValueInfo>(capacity), keys: new Array<CrossLayerKey>(capacity), count: 0, dots: [], fusions: [] };
+}
+
+/** Cuts `values` and `keys` to the instructions indexed (in place: the unfilled end is dropped, nothing copied). */
+export function trimLists(lists: IndexLists): void {
+  lists.values.length = lists.count;
+  lists.keys.length = lists.count;
 }
 
 /** What one module keeps of a computation once it is indexed. */
@@ -47,8 +68,8 @@ interface OpenScope {
   calls: boolean;
   /** The fusion calling it, when read before it. */
   readonly fusion: string | undefined;
-  /** Its instructions' types, in order (values hold their names and bytes). */
-  readonly types: ValueType[];
+  /** How many of its instructions' types are in `ModuleIndex.types`. */
+  typeCount: number;
   /** Its fusions and dots, indexed when it ends: their operands may be defined later in it. */
   readonly later: HloInstruction[];
 }
@@ -81,6 +102,11 @@ export class ModuleIndex {
   private framesAtStart = -1;
   /** The computation whose instructions are being indexed. */
   private open: OpenScope | undefined;
+  /**
+   * The open computation's instructions' types, in order (values hold their names and bytes); one
+   * array reused for every computation, filled up to `OpenScope.typeCount`.
+   */
+  private readonly types: ValueType[] = [];
 
   constructor(
     private readonly text: string, private readonly lines: LineMap, private readonly lists: IndexLists, private readonly withSpills: boolean,
@@ -92,17 +118,18 @@ export class ModuleIndex {
    */
   instruction(ins: HloInstruction, scope: HloComputation, module: HloModule): void {
     const open = this.open?.scope === scope ? this.open : this.begin(scope, module);
-    const { values, keys } = this.lists;
+    const lists = this.lists;
     if (ins.opcode !== 'parameter') open.ops++;
     // Every instruction that calls a computation names it in an attribute.
     if (ins.attrs !== undefined && this.noteCalls(ins)) open.calls = true;
     const line = this.lines.lineAt(ins.from);
-    values.push({ name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to });
+    const at = lists.count++;
+    lists.values[at] = { name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to };
     const source = this.sourceOf(ins.metadata, module.stackFrames);
     // Every key has a `fusion` slot, filled here or once the fusion that calls this computation is read.
     const key: MutableKey = { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion: open.fusion, from: ins.from, to: ins.to };
-    keys.push(key);
-    open.types.push(ins.type);
+    lists.keys[at] = key;
+    this.types[open.typeCount++] = ins.type;
     if (ins.opcode === 'fusion' || (ins.opcode === 'dot' && ins.attrs?.dot)) open.later.push(copyInstruction(ins));
   }
 
@@ -119,16 +146,16 @@ export class ModuleIndex {
     }
     const open = this.open as OpenScope;
     this.open = undefined;
-    const keys = this.lists.keys;
+    const end = this.lists.count;
     this.opCounts.set(scope.name, open.ops);
     // A fusion of this computation that calls it: read before its keys in text, now after them.
     const caller = open.fusion === undefined ? this.fusionCaller.get(scope.name)?.name : undefined;
     const indexed: Indexed = {
-      name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: keys.length - open.keyFrom, keyFrom: open.keyFrom, keyTo: keys.length,
+      name: scope.name, isEntry: scope.isEntry, from: scope.from, to: scope.to, count: end - open.keyFrom, keyFrom: open.keyFrom, keyTo: end,
       kept: this.withSpills && !fromText ? scope : undefined,
     };
     if (caller !== undefined) this.setFusion(indexed, caller);
-    const lookup = new ScopeNames(this.lists.values, open.types, open.keyFrom);
+    const lookup = new ScopeNames(this.lists.values, this.types, open.keyFrom, open.typeCount);
     const dots: HloInstruction[] = [];
     for (const ins of open.later) {
       if (ins.opcode === 'fusion') this.addFusion(ins, scope, this.lines.lineAt(ins.from), lookup);
@@ -145,7 +172,7 @@ export class ModuleIndex {
   private begin(scope: HloComputation, module: HloModule): OpenScope {
     if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
     const open: OpenScope = {
-      scope, keyFrom: this.lists.keys.length, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, types: [], later: [],
+      scope, keyFrom: this.lists.count, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, typeCount: 0, later: [],
     };
     this.open = open;
     return open;
@@ -257,18 +284,20 @@ export class ModuleIndex {
 }
 
 /**
- * An instruction's bytes and type by name within one computation, from the values indexed for it
- * from `valueFrom` on; the map is built on first use (later names win).
+ * An instruction's bytes and type by name within one computation, from the `count` values indexed
+ * for it from `valueFrom` on and their `types`; the map is built on first use (later names win).
  */
 class ScopeNames implements ScopeLookup {
   private map: Map<string, number> | undefined;
 
-  constructor(private readonly values: readonly ValueInfo[], private readonly types: readonly ValueType[], private readonly valueFrom: number) {}
+  constructor(
+    private readonly values: readonly ValueInfo[], private readonly types: readonly ValueType[], private readonly valueFrom: number, private readonly count: number,
+  ) {}
 
   get(name: string): { readonly bytes: number; readonly type: ValueType } | undefined {
     if (!this.map) {
       this.map = new Map();
-      for (let i = 0; i < this.types.length; i++) this.map.set((this.values[this.valueFrom + i] as ValueInfo).name, i);
+      for (let i = 0; i < this.count; i++) this.map.set((this.values[this.valueFrom + i] as ValueInfo).name, i);
     }
     const i = this.map.get(name);
     return i === undefined ? undefined : { bytes: (this.values[this.valueFrom + i] as ValueInfo).bytes, type: this.types[i] as ValueType };
