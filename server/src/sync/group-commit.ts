@@ -8,7 +8,17 @@ export interface GroupCommitDeps {
   readonly updates: UpdatesStore;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** The clock, ms (default `performance.now`): tests drive it. */
+  readonly now?: () => number;
 }
+
+/**
+ * A group that has been open this long (ms) within one event-loop turn commits at once, before the
+ * turn has read every socket: after a pause (a GC, a busy machine) a turn reads a backlog of
+ * messages, and without this bound every update of it would wait for the last one to be read
+ * before anything is broadcast; the reference server relays each as it reads it.
+ */
+export const GROUP_OPEN_MS = 2;
 
 /**
  * The group commit across rooms: every room with queued updates or due acks asks for a commit,
@@ -21,15 +31,29 @@ export interface GroupCommitDeps {
 export class GroupCommit {
   private readonly due = new Set<Room>();
   private scheduled = false;
+  /** When the first room of the open group asked for its commit. */
+  private openedAt = 0;
+  private readonly now: () => number;
 
-  constructor(private readonly deps: GroupCommitDeps) {}
+  constructor(private readonly deps: GroupCommitDeps) {
+    this.now = deps.now ?? (() => performance.now());
+  }
 
   /** Commits `room` with the others at the end of this event-loop turn. */
   schedule(room: Room): void {
+    if (this.due.size === 0) this.openedAt = this.now();
     this.due.add(room);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.run);
+  }
+
+  /**
+   * Commits the open group now if it has been open `GROUP_OPEN_MS` or longer; the room calls it
+   * after each update it queues. The end-of-turn commit then takes whatever comes after.
+   */
+  commitIfOverdue(): void {
+    if (this.due.size > 0 && this.now() - this.openedAt >= GROUP_OPEN_MS) this.commit([...this.due]);
   }
 
   private readonly run = (): void => {

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
 import { openStore, UpdatesStore, type Store } from '../store';
 import { Connection, type SocketLike } from './connection';
-import { GroupCommit } from './group-commit';
+import { GROUP_OPEN_MS, GroupCommit } from './group-commit';
 import { COMPACT_FORCE_FACTOR, COMPACT_IDLE_MS, Room } from './room';
 
 const note = (id: string): Annotation => ({
@@ -53,8 +53,10 @@ afterEach(() => {
 });
 
 const log = pino({ level: 'silent' });
+/** A clock that stands still: no group stays open long enough to commit before the end of its turn. */
+const still = () => 0;
 
-function setup(updates: UpdatesStore, compactBytes = 1 << 22, id = 'r', commits = new GroupCommit({ updates, metrics: new Metrics(), log })) {
+function setup(updates: UpdatesStore, compactBytes = 1 << 22, id = 'r', commits = new GroupCommit({ updates, metrics: new Metrics(), log, now: still })) {
   const metrics = new Metrics();
   const room = new Room(id, { updates, commits, metrics, limits: DEFAULT_LIMITS, compactCount: 500, compactBytes, log });
   const connect = () => {
@@ -110,7 +112,7 @@ describe('Room', () => {
       transactions += 1;
       return store.updates.appendRooms(batches);
     };
-    const commits = new GroupCommit({ updates: counting, metrics: new Metrics(), log });
+    const commits = new GroupCommit({ updates: counting, metrics: new Metrics(), log, now: still });
     const one = setup(counting, 1 << 22, 'r', commits);
     const two = setup(counting, 1 << 22, 'r2', commits);
     const [a1, b1, a2, b2] = [one.connect(), one.connect(), two.connect(), two.connect()];
@@ -124,10 +126,31 @@ describe('Room', () => {
     for (const r of [one.room, two.room]) r.destroy();
   });
 
+  it('commits and broadcasts a group that has been open GROUP_OPEN_MS at the next update, before its turn ends', async () => {
+    let now = 0;
+    const one = setup(store.updates, 1 << 22, 'r', new GroupCommit({ updates: store.updates, metrics: new Metrics(), log, now: () => now }));
+    const [a, b] = [one.connect(), one.connect()];
+    one.room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('first')));
+    now = GROUP_OPEN_MS - 0.5;
+    one.room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('second')));
+    expect(b.socket.syncKinds()).toEqual([0]);
+    now = GROUP_OPEN_MS;
+    one.room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('third')));
+    // The three are on disk and relayed now; the next update opens a new group for the end of the turn.
+    expect(b.socket.syncKinds()).toEqual([0, 2, 2, 2]);
+    expect(store.updates.load('r').updates.length).toBe(3);
+    one.room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('fourth')));
+    expect(b.socket.syncKinds()).toEqual([0, 2, 2, 2]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(b.socket.syncKinds()).toEqual([0, 2, 2, 2, 2]);
+    expect(store.updates.load('r').updates.length).toBe(4);
+    one.room.destroy();
+  });
+
   it('broadcasts nothing in any room of the group when one room\'s insert fails, and stores none of it', async () => {
     // A real failure of the shared transaction: SQLite refuses the second room's row.
     store.db.exec(`CREATE TRIGGER refuse_r2 BEFORE INSERT ON room_updates WHEN NEW.room_id = 'r2' BEGIN SELECT RAISE(ABORT, 'disk refuses r2'); END`);
-    const commits = new GroupCommit({ updates: store.updates, metrics: new Metrics(), log });
+    const commits = new GroupCommit({ updates: store.updates, metrics: new Metrics(), log, now: still });
     const one = setup(store.updates, 1 << 22, 'r', commits);
     const two = setup(store.updates, 1 << 22, 'r2', commits);
     const [a1, b1, a2, b2] = [one.connect(), one.connect(), two.connect(), two.connect()];

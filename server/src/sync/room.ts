@@ -208,6 +208,7 @@ export class Room {
     if (this.storedBytes + payload.length > this.deps.limits.roomBytes) return conn.close(CloseCode.roomTooLarge);
     for (const c of verdict.clients) conn.authored.add(c);
     Y.applyUpdate(this.doc, payload, conn);
+    this.deps.commits.commitIfOverdue();
   }
 
   /** Runs `fn` as one server transaction and commits it before returning. Throws if the commit failed. */
