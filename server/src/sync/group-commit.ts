@@ -22,8 +22,8 @@ export const GROUP_OPEN_MS = 2;
 
 /**
  * The group commit across rooms: every room with queued updates or due acks asks for a commit,
- * and at the end of the event-loop turn the queues of all of them are appended in one SQLite
- * transaction. Only once it has committed does each room broadcast its updates and send its acks.
+ * and at the end of the event-loop turn (or once the group has been open `GROUP_OPEN_MS`) the
+ * queues of all of them are appended in one SQLite transaction. Only once it has committed does each room broadcast its updates and send its acks.
  * If the transaction fails, no room of the group broadcasts anything: each closes its sockets and
  * reloads from disk on next use (docs/storage.md). At 400 updates/s over 500 rooms this is one
  * transaction per turn instead of one per room.

@@ -57,9 +57,10 @@ function expectEnd(d: decoding.Decoder): void {
 
 /**
  * One loaded room: its Y.Doc, awareness and sockets. Every change (a client's update or a server
- * transaction) is queued, committed to the log at the end of the tick together with the other
- * rooms' queues (`GroupCommit`), and only then broadcast and acknowledged. A joining client's sync step 1 is answered after the
- * queue is committed, so nobody ever sees data that is not on disk.
+ * transaction) is queued, committed to the log at the end of the tick (or once the group has been
+ * open `GROUP_OPEN_MS`) together with the other rooms' queues (`GroupCommit`), and only then
+ * broadcast and acknowledged. A joining client's sync step 1 is answered after the queue is
+ * committed, so nobody ever sees data that is not on disk.
  */
 export class Room {
   readonly doc = new Y.Doc();
