@@ -5,6 +5,7 @@ import { parseProtoModule } from './proto-text';
 import { Ch, Scanner } from './scanner';
 import { parseShape } from './shape';
 import { SpanTable } from './span-table';
+import { ParameterNumbers } from './parameter-numbers';
 import { emptyStackFrames, parseStackFrameSection, STACK_FRAME_SECTIONS, type StackFrameSection } from './stack-frames';
 
 interface ModuleBuilder {
@@ -62,6 +63,7 @@ export interface HloSink {
  */
 export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
   const s = new Scanner(text);
+  const numbers = new ParameterNumbers();
   const modules: HloModule[] = [];
   let current: ModuleBuilder | undefined;
   const finish = () => {
@@ -106,7 +108,7 @@ export function parseHlo(text: string, sink?: HloSink): ParseResult<HloFile> {
     } else {
       const module = current;
       const each = sink?.instruction && ((ins: HloInstruction, scope: HloComputation) => sink.instruction?.(ins, scope, module));
-      const comp = parseComputation(s, sink?.operandsOf, sink?.wholeEntry, each);
+      const comp = parseComputation(s, numbers, sink?.operandsOf, sink?.wholeEntry, each);
       if (!comp) {
         s.skipLine();
       } else {
@@ -159,7 +161,7 @@ function parseHeader(s: Scanner, m: ModuleBuilder): void {
 export function parseComputationAt(text: string, from: number): HloComputation | undefined {
   const s = new Scanner(text);
   s.pos = from;
-  return parseComputation(s);
+  return parseComputation(s, new ParameterNumbers());
 }
 
 /**
@@ -167,7 +169,7 @@ export function parseComputationAt(text: string, from: number): HloComputation |
  * e.g. `%fused_computation (param_0: f32[8]) -> f32[8] {` or `ENTRY main.3 {`.
  */
 function parseComputation(
-  s: Scanner, operandsOf?: ReadonlySet<string>, wholeEntry = false, each?: (ins: HloInstruction, scope: HloComputation) => void,
+  s: Scanner, numbers: ParameterNumbers, operandsOf?: ReadonlySet<string>, wholeEntry = false, each?: (ins: HloInstruction, scope: HloComputation) => void,
 ): HloComputation | undefined {
   const from = s.pos;
   const isEntry = s.atWord('ENTRY');
@@ -203,7 +205,7 @@ function parseComputation(
   }
   const whole = isEntry && wholeEntry;
   const comp: { -readonly [K in keyof HloComputation]: HloComputation[K] } = { name, isEntry, instructions: [], from, to: from };
-  parseBody(s, whole ? undefined : operandsOf, comp, whole ? undefined : each);
+  parseBody(s, numbers, whole ? undefined : operandsOf, comp, whole ? undefined : each);
   comp.to = s.pos;
   skipTrailingAttributes(s);
   return comp;
@@ -230,12 +232,13 @@ function skipTrailingAttributes(s: Scanner): void {
  * Operand names are read for the opcodes in `operandsOf` (all when absent).
  */
 function parseBody(
-  s: Scanner, operandsOf: ReadonlySet<string> | undefined, scope: HloComputation, each: ((ins: HloInstruction, scope: HloComputation) => void) | undefined,
+  s: Scanner, numbers: ParameterNumbers, operandsOf: ReadonlySet<string> | undefined, scope: HloComputation,
+  each: ((ins: HloInstruction, scope: HloComputation) => void) | undefined,
 ): void {
   const instructions = scope.instructions;
   const bodyAt = s.pos;
   let rootName: string | undefined;
-  let params: Set<number> | undefined;
+  numbers.forget();
   const ins: InstructionRecord = instructionRecord();
   // Names defined so far in this computation, so operands of a tree kept whole share their strings.
   const names = operandsOf === undefined ? new SpanTable<string>(s.text) : undefined;
@@ -258,9 +261,7 @@ function parseBody(
       else rootName = ins.name;
     }
     if (ins.opcode === 'parameter' && ins.number >= 0) {
-      params ??= new Set();
-      if (params.has(ins.number)) s.error(ins.from, ins.to, `parameter number ${ins.number} appears twice`);
-      params.add(ins.number);
+      if (numbers.note(ins.number)) s.error(ins.from, ins.to, `parameter number ${ins.number} appears twice`);
     }
   }
 }
