@@ -169,4 +169,35 @@ describe('a refused change', () => {
     expect(await items.allTextContents()).toEqual([expect.stringContaining('“second write into the lock”')]);
     expect(errors).toEqual([]);
   });
+
+  it('keeps what was typed into the notes through a refusal, as the person’s version to copy back', async () => {
+    await bo.page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
+    await bo.page.getByRole('button', { name: /Scratchpad/ }).click();
+    const notes = bo.page.getByRole('textbox', { name: 'Room notes', exact: true });
+    await notes.click();
+    await bo.page.keyboard.type('saved line. ');
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    holding = true;
+    await ada.page.getByRole('button', { name: 'Lock room' }).click();
+    await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
+    await notes.click();
+    await bo.page.keyboard.press('End');
+    await bo.page.keyboard.type('typed into the lock');
+    await expect.poll(heldRefusals).toBeGreaterThan(0);
+    holding = false;
+    for (const f of held.splice(0)) f.deliver();
+
+    const item = notSaved(bo.page).getByRole('listitem').filter({ hasText: 'changes to the room notes' });
+    await item.waitFor();
+    await item.getByText('Your version').click();
+    expect(await item.getByRole('textbox', { name: 'Your version: changes to the room notes' }).inputValue()).toBe('saved line. typed into the lock');
+    expect(await item.getByRole('button', { name: 'Write again' }).count()).toBe(0);
+    await bo.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await item.getByRole('button', { name: 'Copy' }).click();
+    await item.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await bo.page.evaluate(() => navigator.clipboard.readText())).toBe('saved line. typed into the lock');
+    await expect.poll(() => notes.textContent()).toBe('saved line. ');
+    await ada.page.getByRole('button', { name: 'Unlock room' }).click();
+    expect(errors).toEqual([]);
+  });
 });

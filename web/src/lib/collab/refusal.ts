@@ -36,6 +36,7 @@ export function unsavedLabel(c: UnsavedChange): string {
       return `reply on ${c.on}: “${c.reply.body}”`;
     case 'edit':
       return `edit of ${c.replyId === undefined ? 'the comment' : 'a reply'} on ${c.on}: “${c.body}”`;
+    case 'text':
     case 'other':
       return c.what;
   }

@@ -40,7 +40,7 @@ describe('unsavedChanges', () => {
     expect(changes[0]).toMatchObject({ kind: 'annotation', annotation: { id, body: 'written into the lock', replies: [{ body: 'and a reply to it' }] } });
   });
 
-  it('keeps replies and edits on saved annotations, and names resolutions, deletions and notes', () => {
+  it('keeps replies, edits and the notes as written on saved annotations, and names resolutions and deletions', () => {
     const { server, replica, first } = setup();
     const second = addAnnotation(server, note('to be deleted', 'ROOT %neg'));
     Y.applyUpdate(replica, Y.encodeStateAsUpdate(server, Y.encodeStateVector(replica)));
@@ -55,7 +55,7 @@ describe('unsavedChanges', () => {
       { kind: 'other', what: 'resolving the thread on %fusion.3' },
       { kind: 'reply', annotationId: first, on: '%fusion.3', reply: expect.objectContaining({ body: 'unsaved reply' }) as unknown },
       { kind: 'other', what: 'deleting the annotation on ROOT %neg' },
-      { kind: 'other', what: 'changes to the room notes' },
+      { kind: 'text', what: 'changes to the room notes', text: 'typed into the notes' },
     ]);
   });
 
@@ -80,12 +80,38 @@ describe('unsavedChanges', () => {
     expect(unsavedChanges(replica, server)).toEqual([{ kind: 'other', what: 'changes to the room settings' }]);
   });
 
-  it('names a deletion in the notes the server still has', () => {
+  it('keeps the notes as the replica has them after a deletion the server does not have', () => {
     const { server, replica, accept } = setup();
     replica.getText(RoomKey.notes).insert(0, 'keep this');
     accept();
     replica.getText(RoomKey.notes).delete(0, 5);
-    expect(unsavedChanges(replica, server)).toEqual([{ kind: 'other', what: 'changes to the room notes' }]);
+    expect(unsavedChanges(replica, server)).toEqual([{ kind: 'text', what: 'changes to the room notes', text: 'this' }]);
+  });
+
+  it('keeps the notes when what was typed joined the saved text it follows', () => {
+    const { server, replica, accept } = setup();
+    const notes = replica.getText(RoomKey.notes);
+    notes.insert(0, 'saved line. ');
+    accept();
+    notes.insert(notes.length, 'typed into the lock');
+    // Yjs stores both runs as one item, under the saved run's id.
+    expect(replica.store.clients.get(replica.clientID)?.filter((s) => s instanceof Y.Item && s.content instanceof Y.ContentString)).toHaveLength(1);
+    expect(unsavedChanges(replica, server)).toEqual([{ kind: 'text', what: 'changes to the room notes', text: 'saved line. typed into the lock' }]);
+  });
+
+  it('keeps each changed program text under its name, and names a deleted program', () => {
+    const { server, replica, accept } = setup();
+    const programs = replica.getMap(RoomKey.programs);
+    for (const name of ['mlp.py', 'attention.py', 'old.py']) programs.set(name, new Y.Text(`# ${name}\n`));
+    accept();
+    (programs.get('attention.py') as Y.Text).insert(0, 'import jax\n');
+    (programs.get('mlp.py') as Y.Text).delete(0, 2);
+    programs.delete('old.py');
+    expect(unsavedChanges(replica, server)).toEqual([
+      { kind: 'text', what: 'changes to the program “attention.py”', text: 'import jax\n# attention.py\n' },
+      { kind: 'text', what: 'changes to the program “mlp.py”', text: 'mlp.py\n' },
+      { kind: 'other', what: 'changes to the program texts' },
+    ]);
   });
 });
 
@@ -105,6 +131,16 @@ describe('rewrite', () => {
     expect(kept?.replies.map((r) => r.body)).toEqual(['unsaved reply']);
     // Written again, it is the fresh replica's own change: the server would now take it.
     expect(unsavedChanges(fresh, server).map((c) => c.kind).sort()).toEqual(['annotation', 'edit', 'reply']);
+  });
+
+  it('writes nothing for a co-edited text, which the person copies back', () => {
+    const { server, replica } = setup();
+    replica.getText(RoomKey.notes).insert(0, 'typed into the lock');
+    const [change] = unsavedChanges(replica, server);
+    const fresh = new Y.Doc();
+    Y.applyUpdate(fresh, Y.encodeStateAsUpdate(server));
+    expect(change && rewrite(fresh, change)).toBe(false);
+    expect(fresh.getText(RoomKey.notes).toString()).toBe('');
   });
 
   it('writes nothing for a reply whose annotation is gone, or twice for the same annotation', () => {

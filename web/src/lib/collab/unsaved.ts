@@ -5,12 +5,14 @@ import { editBody } from './annotation-store';
 /**
  * A change a replica holds that the server does not: after a refusal, what the person wrote and
  * would lose with the replica. Annotations, replies and edits keep their text so that the person
- * can write them again; anything else is named.
+ * can write them again; a co-edited text (the notes, a program) keeps the person's whole version of
+ * it, to copy back, as merging it again is theirs to judge; anything else is named.
  */
 export type UnsavedChange =
   | { readonly kind: 'annotation'; readonly annotation: Annotation }
   | { readonly kind: 'reply'; readonly annotationId: string; readonly on: string; readonly reply: Reply }
   | { readonly kind: 'edit'; readonly annotationId: string; readonly replyId?: string; readonly on: string; readonly body: string }
+  | { readonly kind: 'text'; readonly what: string; readonly text: string }
   | { readonly kind: 'other'; readonly what: string };
 
 /** How the room names a change under each top-level key other than `annotations`. */
@@ -45,11 +47,30 @@ function rootKeyOf(doc: Y.Doc, item: Y.Item): string | undefined {
   return undefined;
 }
 
-/** Every item of `replica` the server lacks, and every deletion of an item the server holds live. */
+/**
+ * The co-edited text an item belongs to, under `notes` or `programs`, with how the room names
+ * changes to it; undefined for any other part of the room, or a program the replica deleted.
+ */
+function coEditedText(doc: Y.Doc, item: Y.Item, key: string | undefined): { what: string; text: Y.Text } | undefined {
+  if (key === RoomKey.notes) return { what: OTHER[RoomKey.notes] ?? key, text: doc.getText(RoomKey.notes) };
+  if (key !== RoomKey.programs) return undefined;
+  const programs = doc.getMap(RoomKey.programs);
+  let child: Y.Item | null = item;
+  while (child && child.parent !== programs) child = child.parent instanceof Y.AbstractType ? child.parent._item : null;
+  const name = child?.parentSub;
+  const text = name ? programs.get(name) : undefined;
+  return name && text instanceof Y.Text ? { what: `changes to the program “${name}”`, text } : undefined;
+}
+
+/**
+ * Every item of `replica` the server lacks in whole or in part (Yjs merges text typed after saved
+ * text into the saved item, so its last clock decides), and every deletion of an item the server
+ * holds live.
+ */
 function unsavedItems(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boolean): Y.Item[] {
   const items: Y.Item[] = [];
   for (const structs of replica.store.clients.values()) {
-    for (const s of structs) if (s instanceof Y.Item && !has(s.id)) items.push(s);
+    for (const s of structs) if (s instanceof Y.Item && !has(Y.createID(s.id.client, s.id.clock + s.length - 1))) items.push(s);
   }
   const serverDeleted = Y.snapshot(server).ds;
   replica.transact((tr) => {
@@ -117,18 +138,23 @@ function annotationChanges(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boo
 export function unsavedChanges(replica: Y.Doc, server: Y.Doc): UnsavedChange[] {
   const has = serverHas(server);
   const out = annotationChanges(replica, server, has);
+  const texts = new Map<string, Y.Text>();
   const others = new Set<string>();
   for (const item of unsavedItems(replica, server, has)) {
     const key = rootKeyOf(replica, item);
-    if (key !== RoomKey.annotations) others.add(OTHER[key ?? ''] ?? 'other changes to the room');
+    if (key === RoomKey.annotations) continue;
+    const t = coEditedText(replica, item, key);
+    if (t) texts.set(t.what, t.text);
+    else others.add(OTHER[key ?? ''] ?? 'other changes to the room');
   }
+  for (const [what, text] of texts) out.push({ kind: 'text', what, text: text.toString() });
   for (const what of others) out.push({ kind: 'other', what });
   return out;
 }
 
 /**
  * Writes an unsaved annotation (with its id, replies and time), reply or edit again into `doc`, as
- * the person's new change. False, writing nothing, for an `other` change and when the annotation or
+ * the person's new change. False, writing nothing, for a `text` or `other` change and when the annotation or
  * reply it belongs to is not in `doc`.
  */
 export function rewrite(doc: Y.Doc, change: UnsavedChange): boolean {
@@ -137,7 +163,7 @@ export function rewrite(doc: Y.Doc, change: UnsavedChange): boolean {
     addAnnotation(doc, change.annotation);
     return true;
   }
-  if (change.kind === 'other') return false;
+  if (change.kind === 'other' || change.kind === 'text') return false;
   const target = readAnnotation(annotationsMap(doc).get(change.annotationId));
   if (!target) return false;
   if (change.kind === 'reply') return addReply(doc, change.annotationId, change.reply);
