@@ -15,10 +15,10 @@ export const WORKER_THRESHOLD = 512 * 1024;
 
 /**
  * V8 heap settings of the analysis worker thread: a 96 MB young generation (32 MB semi-spaces,
- * twice Node's default). Indexing a large dump allocates about 150 MB of short-lived parser objects
- * per 50 MB of text next to the index it keeps; with room for twice as many of them between
- * scavenges, a 52 MB HLO dump is indexed about 20% faster (docs/benchmarks.md, IR core), for about
- * 16 MB more peak heap. Node's default old generation limit is kept.
+ * twice Node's default); Node's default old-generation limit is kept. Indexing a 52 MB HLO dump
+ * allocates about 125 MB; with this young generation that takes two or three scavenges instead of
+ * five or six, and the dump is indexed 11-29% faster by wall clock in A/B runs
+ * (docs/benchmarks.md, IR core), for a peak heap of about 2.1 times the text instead of 2.0.
  */
 export const ANALYSIS_WORKER_LIMITS: ResourceLimits = Object.freeze({ maxYoungGenerationSizeMb: 96 });
 
