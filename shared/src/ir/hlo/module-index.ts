@@ -6,6 +6,7 @@ import type { LineMap } from './line-map';
 import { parseComputationAt } from './parser';
 import { copyInstruction } from './instruction';
 import { findSpills } from './spills';
+import { internalized } from './scanner';
 import { resolveFrame } from './stack-frames';
 
 const NO_SOURCE: SourceRef = Object.freeze({});
@@ -63,6 +64,11 @@ interface Indexed {
 /** What is known of a computation while its instructions are indexed. */
 interface OpenScope {
   readonly scope: HloComputation;
+  /**
+   * Its name, internalized: the values and keys of all its instructions hold it, and, an old
+   * string in objects V8 allocates old, it costs the scavenges nothing.
+   */
+  readonly name: string;
   readonly keyFrom: number;
   ops: number;
   calls: boolean;
@@ -124,10 +130,10 @@ export class ModuleIndex {
     if (ins.attrs !== undefined && this.noteCalls(ins)) open.calls = true;
     const line = this.lines.lineAt(ins.from);
     const at = lists.count++;
-    lists.values[at] = { name: ins.name, scope: scope.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to };
+    lists.values[at] = { name: ins.name, scope: open.name, line, type: ins.typeText, bytes: ins.bytes, from: ins.from, to: ins.to };
     const source = this.sourceOf(ins.metadata, module.stackFrames);
     // Every key has a `fusion` slot, filled here or once the fusion that calls this computation is read.
-    const key: MutableKey = { name: ins.name, op: ins.opcode, scope: scope.name, line, source, fusion: open.fusion, from: ins.from, to: ins.to };
+    const key: MutableKey = { name: ins.name, op: ins.opcode, scope: open.name, line, source, fusion: open.fusion, from: ins.from, to: ins.to };
     lists.keys[at] = key;
     this.types[open.typeCount++] = ins.type;
     if (ins.opcode === 'fusion' || (ins.opcode === 'dot' && ins.attrs?.dot)) open.later.push(copyInstruction(ins));
@@ -172,7 +178,7 @@ export class ModuleIndex {
   private begin(scope: HloComputation, module: HloModule): OpenScope {
     if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
     const open: OpenScope = {
-      scope, keyFrom: this.lists.count, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, typeCount: 0, later: [],
+      scope, name: internalized(scope.name), keyFrom: this.lists.count, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, typeCount: 0, later: [],
     };
     this.open = open;
     return open;
@@ -184,8 +190,10 @@ export class ModuleIndex {
       case 'fusion':
         for (const c of ins.attrs?.calls ?? []) {
           if (this.fusionCaller.has(c)) continue;
-          this.fusionCaller.set(c, { name: ins.name, kind: ins.attrs?.fusionKind });
-          for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, ins.name);
+          // Internalized, like scope names: it is written into the keys of every instruction of `c`.
+          const name = internalized(ins.name);
+          this.fusionCaller.set(c, { name, kind: ins.attrs?.fusionKind });
+          for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, name);
         }
         return false;
       case 'while':

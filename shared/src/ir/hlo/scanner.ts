@@ -30,9 +30,11 @@ export function isNameChar(c: number): boolean {
 
 /**
  * The engine's one shared copy of `s` (V8 internalizes property keys), so comparing it with a
- * literal such as `'parameter'` is a pointer comparison rather than a character one.
+ * literal such as `'parameter'` is a pointer comparison rather than a character one. V8 keeps such
+ * strings in its old generation, so storing one in an object that is already old adds nothing for
+ * the next scavenge to visit.
  */
-function internalized(s: string): string {
+export function internalized(s: string): string {
   return Object.keys({ [s]: 0 })[0] ?? s;
 }
 
