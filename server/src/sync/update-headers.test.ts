@@ -91,6 +91,16 @@ describe('readUpdateHeaders', () => {
     expect(refused).toBeGreaterThan(update.length / 2);
   });
 
+  it('refuses bytes after the delete set, which Yjs would ignore but the room would store and relay', () => {
+    const doc = new Y.Doc();
+    doc.getMap('a').set('k', 'v');
+    const update = Y.encodeStateAsUpdate(doc);
+    expect(readUpdateHeaders(update).structs).toHaveLength(1);
+    const padded = new Uint8Array([...update, 0, 0, 0]);
+    expect(() => Y.applyUpdate(new Y.Doc(), padded)).not.toThrow();
+    expect(() => readUpdateHeaders(padded)).toThrow(/3 bytes after the delete set/);
+  });
+
   it('refuses an unknown content ref', () => {
     // One group of one struct by client 1 at clock 0: info 11 (no such content), parent root "a".
     expect(() => readUpdateHeaders(new Uint8Array([1, 1, 1, 0, 11, 1, 1, 97]))).toThrow(/content ref 11/);

@@ -174,5 +174,7 @@ export function readUpdateHeaders(update: Uint8Array): { structs: StructHeader[]
     for (let i = 0; i < n; i += 1) ranges.push({ clock: decoding.readVarUint(d), len: decoding.readVarUint(d) });
     ds.set(client, ranges);
   }
+  // The room stores and relays an accepted update as it came: nothing may ride after its delete set.
+  if (d.pos !== d.arr.length) throw new MalformedUpdate(`${d.arr.length - d.pos} bytes after the delete set`);
   return { structs, ds };
 }
