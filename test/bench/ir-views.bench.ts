@@ -74,43 +74,47 @@ new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTa
 const TAKE_LONG_TASKS = `(() => { const t = window.__longTasks; window.__longTasks = []; return t; })()`;
 
 
+/** Page-side helpers of the split-view scripts below: a pane by title, a line of it by text, and a pointer move over a line. */
+const PANE_HELPERS = `
+  const pane = (t) => document.querySelector('[aria-label="Pane: ' + t + '"]');
+  const lineWith = (root, text) => [...root.querySelectorAll('.cm-line')].find((l) => l.textContent.includes(text));
+  const pointAt = (line) => {
+    const r = line.getBoundingClientRect();
+    line.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, clientX: r.left + 20, clientY: r.top + r.height / 2 }));
+  };`;
+
 /**
  * Runs in the page right after Split view was clicked (at `window.__splitAt`): every frame, moves
  * the pointer over the jaxpr `dot_general` equation once its pane draws it, until the StableHLO pane
  * lights up a counterpart; returns ms from the click. The first link waits for the three analyses,
- * their cross-layer keys (12 MB for the large dump) and the worker's join.
+ * their cross-layer keys (12 MB for the large dump) and the worker's join. It leaves the pointer on
+ * `dot_general`, so `HOVER` starts on another equation (a move that lights up nothing new is never
+ * answered).
  */
-const FIRST_LINK = `new Promise((resolve) => {
-  const pane = (t) => document.querySelector('[aria-label="Pane: ' + t + '"]');
+const FIRST_LINK = `new Promise((resolve) => {${PANE_HELPERS}
   const step = () => {
     const j = pane('mlp.jaxpr');
     const s = pane('mlp.stablehlo');
-    const target = j && [...j.querySelectorAll('.cm-line')].find((l) => l.textContent.includes('= dot_general['));
     if (s && s.querySelector('.cm-line.cm-ir-linked')) return resolve(performance.now() - window.__splitAt);
-    if (target) {
-      const r = target.getBoundingClientRect();
-      target.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, clientX: r.left + 20, clientY: r.top + r.height / 2 }));
-    }
+    const target = j && lineWith(j, '= dot_general[');
+    if (target) pointAt(target);
     requestAnimationFrame(step);
   };
   requestAnimationFrame(step);
 })`;
 
-/** Runs in the page: moves the pointer over two jaxpr equations in turn; per move, ms until the StableHLO pane's highlight changed. */
-const HOVER = `(async () => {
-  const pane = (t) => document.querySelector('[aria-label="Pane: ' + t + '"]');
+/** Runs in the page: moves the pointer over two jaxpr equations in turn, `reduce_sum` first; per move, ms until the StableHLO pane's highlight changed. */
+const HOVER = `(async () => {${PANE_HELPERS}
   const j = pane('mlp.jaxpr');
   const s = pane('mlp.stablehlo');
-  const lineWith = (root, text) => [...root.querySelectorAll('.cm-line')].find((l) => l.textContent.includes(text));
   const linked = () => [...s.querySelectorAll('.cm-line.cm-ir-linked')].map((l) => l.textContent).join('\\n');
   const out = [];
   for (let i = 0; i < ${HOVERS}; i++) {
-    const target = lineWith(j, i % 2 ? '= reduce_sum[' : '= dot_general[');
-    const r = target.getBoundingClientRect();
+    const target = lineWith(j, i % 2 ? '= dot_general[' : '= reduce_sum[');
     const before = linked();
     await new Promise((res) => setTimeout(res, 30));
     const t0 = performance.now();
-    target.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, clientX: r.left + 20, clientY: r.top + r.height / 2 }));
+    pointAt(target);
     await new Promise((res) => {
       const check = () => (linked() !== before ? res() : requestAnimationFrame(check));
       requestAnimationFrame(check);
