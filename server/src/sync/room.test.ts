@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
+import { addAnnotation, annotationsMap, readAnnotations, type Annotation } from '@seam/shared/model';
 import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
@@ -125,6 +125,34 @@ describe('Room', () => {
     expect([a.socket.closedWith, b.socket.closedWith]).toEqual([CloseCode.serverError, CloseCode.serverError]);
     expect(room.broken).toBe(true);
     expect(store.updates.load('r').updates).toEqual([]);
+  });
+
+  it('stores and relays what Yjs applied of a client update when it throws while applying it, and lets the error reach the caller', () => {
+    const { room, connect } = setup(store.updates);
+    const a = connect();
+    const b = connect();
+    // A fault input cannot cause past the guard: an observer of the room's document throws once
+    // Yjs has integrated the update, inside `applyUpdate`.
+    let doc: Y.Doc | undefined;
+    room.transact((d) => (doc = d));
+    let fail = true;
+    if (doc) annotationsMap(doc).observeDeep(() => {
+      if (fail) throw new Error('observer fault');
+    });
+    expect(() => room.receive(a.conn, encodeSyncMessage(2, annotationUpdate('applied')))).toThrow('observer fault');
+    fail = false;
+    room.flush();
+    const replay = new Y.Doc();
+    for (const u of store.updates.load('r').updates) Y.applyUpdate(replay, u);
+    expect(readAnnotations(replay).map((x) => x.id)).toEqual(['applied']);
+    const relayed = new Y.Doc();
+    for (const f of b.socket.sent.slice(1)) {
+      const d = decoding.createDecoder(f);
+      if (decoding.readVarUint(d) === MessageType.sync && decoding.readVarUint(d) === 2) Y.applyUpdate(relayed, decoding.readVarUint8Array(d));
+    }
+    expect(readAnnotations(relayed).map((x) => x.id)).toEqual(['applied']);
+    expect(room.broken).toBe(false);
+    room.destroy();
   });
 
   it('commits the updates of two rooms that arrive in the same tick in one transaction, then broadcasts in each', async () => {
