@@ -6,12 +6,21 @@ import { participants as listParticipants, readPresence, type HoveredLine, type 
 import { saveState, type SaveState } from '../collab/save-tracker';
 import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
+import { Throttle } from '../collab/throttle';
 import { rewrite, unsavedChanges, type UnsavedChange } from '../collab/unsaved';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
 
 /** The shortest gap between two awareness updates this client sends (the server allows 50 per second). */
 export const AWARENESS_INTERVAL_MS = 50;
+
+/**
+ * The shortest gap between two reads of everyone's presence (the participant list, remote carets):
+ * forty people moving their carets redraw the editor ten times a second, not at each of their
+ * updates, and every redraw repaints each coloured token in view (docs/benchmarks.md). The
+ * presenter's view, hover and spotlight are read at once.
+ */
+export const PRESENCE_READ_MS = 100;
 
 /** Who presents, as the room document's `presenter` map holds it. */
 export interface Presenter {
@@ -190,7 +199,11 @@ export class RoomState {
     readPresenter();
     const documents = doc.getMap<unknown>(RoomKey.documents);
     documents.observe(() => this.docs.setLive(documents.toJSON() as Record<string, DocumentMeta>));
-    s.provider.awareness.on('change', () => this.readAwareness());
+    s.provider.awareness.on('change', (ch: { added: number[]; updated: number[]; removed: number[] }) => {
+      const named = this.named?.clientId;
+      if (named !== undefined && (ch.updated.includes(named) || ch.added.includes(named) || ch.removed.includes(named))) this.readPresenterState();
+      this.presenceRead.request();
+    });
   }
 
   /** The browser's own network state drives the socket: offline work waits in IndexedDB, and syncs on return. */
@@ -202,6 +215,9 @@ export class RoomState {
     else p.disconnect();
   };
 
+  private readonly presenceRead = new Throttle(PRESENCE_READ_MS, () => this.readAwareness());
+
+  /** Reads everyone's presence: the participants, their carets, and the presenter's state. */
   private readAwareness(): void {
     const s = this.session;
     if (!s) return;
@@ -215,7 +231,13 @@ export class RoomState {
       if (p?.dumpSel) remote.push({ clientId, name: p.user.name, color: p.user.color, docId: p.dumpSel.docId, anchor: p.dumpSel.anchor, head: p.dumpSel.head });
     }
     this.remoteSelections = remote;
-    const p = this.named ? readPresence(states.get(this.named.clientId)) : null;
+    this.readPresenterState();
+  }
+
+  /** Reads what followers track of the presenter: view, hovered line and spotlight. */
+  private readPresenterState(): void {
+    const states = this.session?.provider.awareness.getStates();
+    const p = this.named ? readPresence(states?.get(this.named.clientId)) : null;
     this.presenterView = p?.view ?? null;
     const h = p?.irHover ?? null;
     if (h?.docId !== this.presenterHover?.docId || h?.line !== this.presenterHover?.line) this.presenterHover = h;
@@ -223,8 +245,7 @@ export class RoomState {
   }
 
   private pending: Partial<Omit<PresenceState, 'user' | 'role'>> = {};
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
-  private lastFlush = 0;
+  private readonly publishing = new Throttle(AWARENESS_INTERVAL_MS, () => this.flush());
 
   /**
    * Merges fields into this person's awareness state. Sends at most one awareness update per
@@ -233,17 +254,12 @@ export class RoomState {
    */
   publish(fields: Partial<Omit<PresenceState, 'user' | 'role'>>): void {
     this.pending = { ...this.pending, ...fields };
-    if (this.flushTimer) return;
-    const wait = this.lastFlush + AWARENESS_INTERVAL_MS - Date.now();
-    if (wait <= 0) this.flush();
-    else this.flushTimer = setTimeout(() => this.flush(), wait);
+    this.publishing.request();
   }
 
   private flush(): void {
-    this.flushTimer = null;
     const a = this.session?.provider.awareness;
     if (!a || !this.role) return;
-    this.lastFlush = Date.now();
     const fields = this.pending;
     this.pending = {};
     const prev = a.getLocalState() ?? {};
@@ -349,7 +365,8 @@ export class RoomState {
   /** Leaves the room: stops syncing and listening; the IndexedDB copy stays. */
   destroy(): void {
     this.destroyed = true;
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.publishing.cancel();
+    this.presenceRead.cancel();
     window.removeEventListener('online', this.onOnline);
     window.removeEventListener('offline', this.onOnline);
     this.session?.destroy();
