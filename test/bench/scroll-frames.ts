@@ -236,6 +236,12 @@ export function frameRows(name: string, s: FrameSample, floor: FrameSample | nul
   return [row('rAF interval', s.intervals, floor?.intervals), row('frame work', s.work, floor?.work)];
 }
 
+/** One line on how many frames came late: rAF intervals over 17.5 ms (a frame missed) of all. */
+export function lateLine(name: string, s: FrameSample): string {
+  const late = s.intervals.filter((v) => v > 17.5).length;
+  return `${name}: ${late} of ${s.intervals.length} frames late (${((100 * late) / Math.max(1, s.intervals.length)).toFixed(1)}%)`;
+}
+
 /** Header of the `frameRows` table. */
 export const FRAME_HEADER = ['case', 'n', 'p50', 'p95', 'max', 'goal p95', 'p95 / goal', 'p95 / floor'] as const;
 
