@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Person } from '../helpers/browser';
 import { openDumpRoom, selectLine, type DumpRoom } from '../helpers/dump-room';
+import { connectClient } from '../helpers/sync-client';
 
 const LINES = 8000;
 /** A large synthetic HLO-like dump; every line carries a unique zero-padded tag such as `L05000`. */
@@ -45,6 +46,33 @@ afterAll(async () => {
 });
 
 describe('live session', () => {
+  it('sends no presence update while a person only scrolls, and one when their selection changes', async () => {
+    const watcher = connectClient(r.server, r.room.id, r.room.tokens.viewer);
+    try {
+      await watcher.synced();
+      const states = watcher.provider.awareness.getStates();
+      await expect.poll(() => [...states.values()].some((s) => (s as { user?: { name?: string } }).user?.name === 'Bo')).toBe(true);
+      const boId = [...states].find(([, s]) => (s as { user?: { name?: string } }).user?.name === 'Bo')?.[0];
+      let fromBo = 0;
+      watcher.provider.awareness.on('update', (ch: { added: number[]; updated: number[] }) => {
+        if (boId !== undefined && [...ch.added, ...ch.updated].includes(boId)) fromBo++;
+      });
+      await bo.page.locator('.cm-content').hover();
+      for (let i = 0; i < 10; i++) {
+        await bo.page.mouse.wheel(0, 400);
+        await bo.page.waitForTimeout(60);
+      }
+      // What Bo's view reported while scrolling (top line, the same selection) has had time to go out.
+      await bo.page.waitForTimeout(300);
+      expect(fromBo).toBe(0);
+      await bo.page.mouse.wheel(0, -4000);
+      await selectLine(bo.page, 'L00002');
+      await expect.poll(() => fromBo).toBeGreaterThan(0);
+    } finally {
+      watcher.destroy();
+    }
+  });
+
   it('makes followers follow the presenter to line 5,000, lets them leave and rejoin', async () => {
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
     await ada.page.getByRole('button', { name: 'Stop presenting' }).waitFor();

@@ -7,6 +7,7 @@ import { saveState, type SaveState } from '../collab/save-tracker';
 import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
 import { Throttle } from '../collab/throttle';
+import { equalityDeep } from 'lib0/function';
 import { rewrite, unsavedChanges, type UnsavedChange } from '../collab/unsaved';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
@@ -264,7 +265,10 @@ export class RoomState {
     this.pending = {};
     const prev = a.getLocalState() ?? {};
     const user = { id: this.me.id, name: this.me.name, color: this.me.color, colorLight: `${this.me.color}33` };
-    a.setLocalState({ docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, ...prev, ...fields, user, role: this.role });
+    const next = { docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, ...prev, ...fields, user, role: this.role };
+    // Scrolling reports the same selection at every frame; a state that says nothing new is not
+    // sent to everyone (awareness renews a standing state by itself every 15 s).
+    if (!equalityDeep(prev, next)) a.setLocalState(next);
   }
 
   /** Opens a document (or the notes with `'notes'`) and tells the room where this person is. */
