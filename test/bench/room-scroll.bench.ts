@@ -16,7 +16,8 @@ import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll
  * frame shows lines never shown before), and wheel flicks sent as real input (40 places spread over
  * the dump, 60 frames each, 3 notches of 120 px per frame). Per frame: the rAF interval and the
  * frame work (see `FRAME_RECORDER`). Goal p95 ≤ 16.7 ms. Floors, scrolled the same way: a page
- * that virtualizes the same lines itself (no CodeMirror), CodeMirror alone with line numbers (no
+ * that virtualizes the same lines itself (no CodeMirror), the same page drawing every token as a
+ * coloured span (what colour costs without CodeMirror), CodeMirror alone with line numbers (no
  * app), and the app's editor with the lines as plain text; the reference is the same HLO text without annotations. `SEAM_BENCH_ROUNDS` (default 2)
  * sets how many times each case runs, alternating; `SEAM_WEB_DIR` serves another build of the app.
  */
@@ -27,6 +28,7 @@ const ROUNDS = Number(process.env.SEAM_BENCH_ROUNDS ?? 2);
 
 const CASES = [
   { key: 'floor', name: 'floor: own virtualized divs' },
+  { key: 'floor.coloured', name: 'own virtualized divs, tokens as coloured spans' },
   { key: 'bare', name: 'floor: CodeMirror alone, line numbers' },
   { key: 'plain.txt', name: 'CodeMirror, plain text' },
   { key: 'plain.hlo', name: 'HLO, no annotations (reference)' },
@@ -51,8 +53,8 @@ try {
     await context.addInitScript(FRAME_RECORDER);
     const page = await context.newPage();
     try {
-      const selector = key === 'floor' ? '#floor' : '.cm-scroller';
-      if (key === 'floor') await openFloor(page, text);
+      const selector = key.startsWith('floor') ? '#floor' : '.cm-scroller';
+      if (key.startsWith('floor')) await openFloor(page, text, key === 'floor.coloured');
       else if (key === 'bare') await openBareCodeMirror(page, text);
       else await openDump(page, room.links.viewer, key);
       return mode === 'jump' ? await jumpScroll(page, selector, STEP_PX) : await wheelScroll(page, selector);

@@ -169,14 +169,39 @@ async function wheelSegment(page: Page, cdp: CDPSession, plan: WheelPlan, x: num
   return (await page.evaluate('window.__frames.stop()')) as FrameSample;
 }
 
-/** The floor page: a scroller with a tall spacer and absolutely positioned line divs for the viewport, redrawn in a rAF after each scroll. */
+/**
+ * The floor page: a scroller with a tall spacer and absolutely positioned line divs for the
+ * viewport, redrawn in a rAF after each scroll. `__floor(text, true)` draws each line's tokens as
+ * coloured spans, found by a regular expression for the synthetic dump's lines (operand names,
+ * types, opcodes, attribute keys, enum values, numbers: the colour runs the app's HLO view has on
+ * those lines), every visible line rebuilt at every frame.
+ */
 const FLOOR_HTML = `<!doctype html><meta charset="utf-8"><style>
 html, body { margin: 0; height: 100%; }
 #floor { position: absolute; inset: 0; overflow: auto; font: 13px monospace; line-height: 1.45; contain: strict; }
 #floor div { position: absolute; left: 0; white-space: pre; }
+.c1 { color: #1e40af } .c2 { color: #0f766e } .c3 { color: #b45309 } .c4 { color: #9333ea } .c5 { color: #7c3aed } .c6 { color: #c2410c }
 </style><div id="floor"><div id="spacer" style="width:1px"></div></div>
 <script>
-window.__floor = (text) => {
+const TOKEN = /(%[\\w.\\-]+)|([a-z]+\\d*\\[[\\d,]*\\](?:\\{[\\d,]*\\})?)|([a-z_]+)(?=\\()|([a-z_]+)(?==)|(k[A-Z]\\w*)|(\\b\\d+\\b)/g;
+/** Fills a line div with the line's tokens as spans of class c1…c6 (one per group of TOKEN) and the text between them. */
+const fillColoured = (d, line) => {
+  const parts = [];
+  let at = 0;
+  let m;
+  TOKEN.lastIndex = 0;
+  while ((m = TOKEN.exec(line))) {
+    if (m.index > at) parts.push(line.slice(at, m.index));
+    const span = document.createElement('span');
+    span.className = 'c' + m.findIndex((x, i) => i > 0 && x !== undefined);
+    span.textContent = m[0];
+    parts.push(span);
+    at = m.index + m[0].length;
+  }
+  if (at < line.length) parts.push(line.slice(at));
+  d.replaceChildren(...parts);
+};
+window.__floor = (text, coloured) => {
   const lines = text.split('\\n');
   const s = document.getElementById('floor');
   const probe = s.appendChild(document.createElement('div'));
@@ -194,7 +219,8 @@ window.__floor = (text) => {
       let d = pool[i - first];
       if (!d) pool.push((d = s.appendChild(document.createElement('div'))));
       d.style.top = i * lh + 'px';
-      d.textContent = lines[i];
+      if (coloured) fillColoured(d, lines[i]);
+      else d.textContent = lines[i];
     }
     for (let j = last - first; j < pool.length; j++) pool[j].textContent = '';
   };
@@ -205,9 +231,9 @@ window.__floor = (text) => {
 </script>`;
 
 /** Opens the floor page in `page` with `text` (one div per visible line); its scroller is `#floor`. */
-export async function openFloor(page: Page, text: string): Promise<void> {
+export async function openFloor(page: Page, text: string, coloured = false): Promise<void> {
   await page.goto(`data:text/html;base64,${Buffer.from(FLOOR_HTML).toString('base64')}`);
-  await page.evaluate((t) => (window as unknown as { __floor: (t: string) => number }).__floor(t), text);
+  await page.evaluate(([t, c]) => (window as unknown as { __floor: (t: string, c: boolean) => number }).__floor(t, c), [text, coloured] as const);
 }
 
 /** Joins samples of several runs of one case. */
