@@ -50,9 +50,12 @@ describe('live session', () => {
     const watcher = connectClient(r.server, r.room.id, r.room.tokens.viewer);
     try {
       await watcher.synced();
-      const states = watcher.provider.awareness.getStates();
-      await expect.poll(() => [...states.values()].some((s) => (s as { user?: { name?: string } }).user?.name === 'Bo')).toBe(true);
-      const boId = [...states].find(([, s]) => (s as { user?: { name?: string } }).user?.name === 'Bo')?.[0];
+      type Seen = { user?: { name?: string }; dumpSel?: unknown };
+      const states = watcher.provider.awareness.getStates() as Map<number, Seen>;
+      // Bo's presence once it holds the selection Bo's open dump reported: nothing more is due until Bo acts.
+      const boState = () => [...states].find(([, s]) => s.user?.name === 'Bo' && s.dumpSel);
+      await expect.poll(() => boState() !== undefined).toBe(true);
+      const boId = boState()?.[0];
       let fromBo = 0;
       watcher.provider.awareness.on('update', (ch: { added: number[]; updated: number[] }) => {
         if (boId !== undefined && [...ch.added, ...ch.updated].includes(boId)) fromBo++;
