@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncMode } from '../config';
 import { openStore, type Store } from '.';
+import { CATCH_UP_ROUNDS, checkpointRound, type CheckpointAnswer } from './checkpointer';
 
 const walBytes = (dir: string): number => statSync(join(dir, 'seam.db-wal')).size;
 /** An interval no test reaches: every round below is one the test asked for. */
@@ -68,5 +69,49 @@ describe('Checkpointer', () => {
     // Polls the file (no time bound): the rounds of the worker's timer truncate it.
     while (walBytes(dir) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(walBytes(dir)).toBe(0);
+  });
+
+  describe('a round', () => {
+    /**
+     * SQLite's answers to a round's passive checkpoints, in order (the last one repeats): what a
+     * round sees when commits land while it copies, which a test cannot time against the worker.
+     */
+    const connection = (answers: Array<[log: number, checkpointed: number]>, walBytes = 0) => {
+      const asked: string[] = [];
+      const answer = ([log, checkpointed]: [number, number]): CheckpointAnswer => ({ busy: 0, log, checkpointed });
+      return {
+        asked,
+        passive: () => {
+          asked.push('passive');
+          return answer(answers[Math.min(asked.length - 1, answers.length - 1)] ?? [0, 0]);
+        },
+        truncate: () => {
+          asked.push('truncate');
+          return answer([0, 0]);
+        },
+        walBytes: () => walBytes,
+      };
+    };
+
+    it('passes again while a pass finds frames committed during the one before, and stops at the first that finds none', () => {
+      const sql = connection([[100, 90], [130, 130], [130, 130]]);
+      const r = checkpointRound(sql, CATCH_UP_ROUNDS, 64 << 20);
+      expect(sql.asked).toEqual(['passive', 'passive', 'passive']);
+      expect(r).toEqual({ busy: 0, log: 130, checkpointed: 130, truncated: false, walBytes: 0 });
+    });
+
+    it('stops after its catch-up passes when commits keep coming', () => {
+      const sql = connection(Array.from({ length: 20 }, (_, i): [number, number] => [100 * (i + 1), 100 * i + 90]));
+      const r = checkpointRound(sql, CATCH_UP_ROUNDS, 64 << 20);
+      expect(sql.asked).toEqual(Array(1 + CATCH_UP_ROUNDS).fill('passive'));
+      expect(r.log).toBe(100 * (1 + CATCH_UP_ROUNDS));
+    });
+
+    it('truncates a WAL that is still past the bound after its passes', () => {
+      const sql = connection([[50, 10]], 2 << 20);
+      const r = checkpointRound(sql, CATCH_UP_ROUNDS, 1 << 20);
+      expect(sql.asked).toEqual(['passive', 'passive', 'truncate']);
+      expect(r.truncated).toBe(true);
+    });
   });
 });

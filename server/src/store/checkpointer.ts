@@ -39,6 +39,41 @@ export interface CheckpointRound {
   readonly walBytes: number;
 }
 
+/** SQLite's answer to `PRAGMA wal_checkpoint(…)`. */
+export interface CheckpointAnswer {
+  readonly busy: number;
+  readonly log: number;
+  readonly checkpointed: number;
+}
+
+/** What a checkpoint round asks of its connection. */
+export interface RoundSql {
+  passive(): CheckpointAnswer;
+  truncate(): CheckpointAnswer;
+  walBytes(): number;
+}
+
+/**
+ * One checkpoint round: a passive checkpoint, then up to `catchUp` more while each finds frames
+ * committed during the one before (`CATCH_UP_ROUNDS`), then a TRUNCATE checkpoint if the WAL is
+ * still larger than `maxWalBytes`. It names nothing outside itself: the worker runs its source.
+ */
+export const checkpointRound = (sql: RoundSql, catchUp: number, maxWalBytes: number): CheckpointRound => {
+  let r = sql.passive();
+  for (let i = 0; i < catchUp; i += 1) {
+    const next = sql.passive();
+    const same = next.log === r.log && next.checkpointed === r.checkpointed;
+    r = next;
+    if (same) break;
+  }
+  let truncated = false;
+  if (sql.walBytes() > maxWalBytes) {
+    r = sql.truncate();
+    truncated = true;
+  }
+  return { busy: r.busy, log: r.log, checkpointed: r.checkpointed, truncated, walBytes: sql.walBytes() };
+};
+
 /**
  * The worker thread, as plain JavaScript so that it needs no loader. It owns a second connection
  * to the same database (with the same `synchronous`, which decides the fsyncs of a checkpoint),
@@ -54,22 +89,9 @@ db.pragma('synchronous = ' + workerData.syncMode);
 db.pragma('busy_timeout = 1000');
 const done = new Int32Array(workerData.done);
 const walBytes = () => { try { return statSync(workerData.file + '-wal').size; } catch { return 0; } };
-const passive = () => db.pragma('wal_checkpoint(PASSIVE)')[0];
-const round = () => {
-  let r = passive();
-  for (let i = 0; i < workerData.catchUpRounds; i += 1) {
-    const next = passive();
-    const same = next.log === r.log && next.checkpointed === r.checkpointed;
-    r = next;
-    if (same) break;
-  }
-  let truncated = false;
-  if (walBytes() > workerData.maxWalBytes) {
-    r = db.pragma('wal_checkpoint(TRUNCATE)')[0];
-    truncated = true;
-  }
-  return { busy: r.busy, log: r.log, checkpointed: r.checkpointed, truncated, walBytes: walBytes() };
-};
+const checkpointRound = ${checkpointRound.toString()};
+const sql = { passive: () => db.pragma('wal_checkpoint(PASSIVE)')[0], truncate: () => db.pragma('wal_checkpoint(TRUNCATE)')[0], walBytes };
+const round = () => checkpointRound(sql, workerData.catchUpRounds, workerData.maxWalBytes);
 const timer = setInterval(() => {
   try { round(); } catch (err) { parentPort.postMessage({ error: String(err) }); }
 }, workerData.intervalMs);
