@@ -27,23 +27,20 @@ export const DEFAULT_CHECKPOINT: CheckpointOptions = { intervalMs: 5000, maxWalB
  */
 export const CATCH_UP_ROUNDS = 4;
 
-/** What one checkpoint round did: SQLite's answer to the last checkpoint, and the WAL size after it. */
-export interface CheckpointRound {
+/** SQLite's answer to `PRAGMA wal_checkpoint(…)`. */
+export interface CheckpointAnswer {
   /** 1 when the checkpoint could not finish (a reader or a writer was in the way). */
   readonly busy: number;
   /** Frames in the WAL, and how many of them are now in the database file. */
   readonly log: number;
   readonly checkpointed: number;
+}
+
+/** What one checkpoint round did: SQLite's answer to the last checkpoint, and the WAL size after it. */
+export interface CheckpointRound extends CheckpointAnswer {
   /** Whether the WAL had passed `maxWalBytes` and was truncated. */
   readonly truncated: boolean;
   readonly walBytes: number;
-}
-
-/** SQLite's answer to `PRAGMA wal_checkpoint(…)`. */
-export interface CheckpointAnswer {
-  readonly busy: number;
-  readonly log: number;
-  readonly checkpointed: number;
 }
 
 /** What a checkpoint round asks of its connection. */
