@@ -1,5 +1,4 @@
-import type { BrowserContext } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /**
  * Shared pieces of the browser-room benchmarks: a synthetic dump shaped like optimized HLO, and a
@@ -24,4 +23,11 @@ export async function personContext(browser: Browser, name: string, color = '#19
     [name, color] as const,
   );
   return context;
+}
+
+/** Opens the room at `url` and the synthetic dump titled `title`, and waits until its first line is drawn. */
+export async function openSyntheticDump(page: Page, url: string, title: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: new RegExp(title.replace('.', '\\.')) }).click();
+  await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
 }

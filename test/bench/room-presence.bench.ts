@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, type TestClient } from '../helpers/sync-client';
-import { personContext, syntheticDump } from './room-browser';
+import { openSyntheticDump, personContext, syntheticDump } from './room-browser';
 import { FRAME_HEADER, FRAME_RECORDER, frameRows, joinSamples, lateLine, loafLine, mainLine, wheelScroll, type FrameSample } from './scroll-frames';
 import { printTable } from './table';
 
@@ -49,9 +49,7 @@ try {
     const moves = setInterval(() => moveCarets(others, docId, topLine), 1000 / CARET_HZ);
     try {
       moveCarets(others, docId, topLine);
-      await page.goto(room.links.viewer);
-      await page.getByRole('button', { name: /plain\.hlo/ }).click();
-      await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
+      await openSyntheticDump(page, room.links.viewer, 'plain.hlo');
       return await wheelScroll(page, '.cm-scroller', WHEEL_PLAN);
     } finally {
       clearInterval(moves);

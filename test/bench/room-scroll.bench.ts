@@ -7,7 +7,7 @@ import { addDocument, createRoom } from '../helpers/server';
 import { connectClient, waitFor } from '../helpers/sync-client';
 import { openBareCodeMirror } from './bare-codemirror';
 import { printTable } from './table';
-import { personContext, syntheticDump } from './room-browser';
+import { openSyntheticDump, personContext, syntheticDump } from './room-browser';
 import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 
 /**
@@ -88,9 +88,7 @@ try {
 
 /** Opens the room at `url` and the dump titled `title`, and waits until its first line (and, annotated, a mark) is drawn. */
 async function openDump(page: Page, url: string, title: string): Promise<void> {
-  await page.goto(url);
-  await page.getByRole('button', { name: new RegExp(title.replace('.', '\\.')) }).click();
-  await page.locator('.cm-line', { hasText: '%fusion.0 ' }).waitFor({ timeout: 60_000 });
+  await openSyntheticDump(page, url, title);
   if (title === 'annotated.hlo') await page.locator('.cm-ann').first().waitFor();
 }
 
