@@ -8,7 +8,7 @@ import { connectClient, waitFor } from '../helpers/sync-client';
 import { openBareCodeMirror } from './bare-codemirror';
 import { printTable } from './table';
 import { openSyntheticDump, personContext, syntheticDump } from './room-browser';
-import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
+import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, lateLine, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 
 /**
  * Browser room, scrolling a 200,000-line dump with 5,000 annotations in headless Chromium, in two
@@ -19,14 +19,15 @@ import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll
  * that virtualizes the same lines itself (no CodeMirror), the same page drawing every token as a
  * coloured span (what colour costs without CodeMirror), CodeMirror alone with line numbers (no
  * app), and the app's editor with the lines as plain text; the reference is the same HLO text without annotations. `SEAM_BENCH_ROUNDS` (default 2)
- * sets how many times each case runs, alternating; `SEAM_WEB_DIR` serves another build of the app.
+ * sets how many times each case runs, alternating; `SEAM_WEB_DIR` serves another build of the app;
+ * `SEAM_BENCH_CASES` and `SEAM_BENCH_MODES` pick cases and modes.
  */
 const LINES = 200_000;
 const ANNOTATIONS = 5_000;
 const STEP_PX = 2_400;
 const ROUNDS = Number(process.env.SEAM_BENCH_ROUNDS ?? 2);
 
-const CASES = [
+const ALL_CASES = [
   { key: 'floor', name: 'floor: own virtualized divs' },
   { key: 'floor.coloured', name: 'own virtualized divs, tokens as coloured spans' },
   { key: 'bare', name: 'floor: CodeMirror alone, line numbers' },
@@ -34,7 +35,9 @@ const CASES = [
   { key: 'plain.hlo', name: 'HLO, no annotations (reference)' },
   { key: 'annotated.hlo', name: `HLO, ${ANNOTATIONS.toLocaleString('en-US')} annotations` },
 ] as const;
-const MODES = ['jump', 'wheel'] as const;
+/** `SEAM_BENCH_CASES=plain.hlo,floor` runs only those cases (keys above); `SEAM_BENCH_MODES=wheel` only that mode. */
+const CASES = ALL_CASES.filter((c) => !process.env.SEAM_BENCH_CASES || process.env.SEAM_BENCH_CASES.split(',').includes(c.key));
+const MODES = (['jump', 'wheel'] as const).filter((m) => !process.env.SEAM_BENCH_MODES || process.env.SEAM_BENCH_MODES.split(',').includes(m));
 
 const server = await startWebServer(process.env.SEAM_WEB_DIR ? { SEAM_WEB_DIR: process.env.SEAM_WEB_DIR } : {});
 const browser = await launchBrowser();
@@ -48,7 +51,7 @@ try {
   await annotate(room.id, room.tokens.owner, annotatedId, text);
 
   /** Opens a fresh context on one case and scrolls it in one mode. */
-  const scroll = async (key: (typeof CASES)[number]['key'], mode: (typeof MODES)[number]): Promise<FrameSample> => {
+  const scroll = async (key: (typeof ALL_CASES)[number]['key'], mode: (typeof MODES)[number]): Promise<FrameSample> => {
     const context = await personContext(browser, 'Bo');
     await context.addInitScript(FRAME_RECORDER);
     const page = await context.newPage();
@@ -78,6 +81,7 @@ try {
     const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
     printTable(`Scroll ${LINES.toLocaleString('en-US')} lines, ${how}, ${ROUNDS} runs each (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, CASES.flatMap((c) => frameRows(c.name, of(c.key), c.key === 'floor' ? null : floor)));
     for (const c of CASES) console.log(mainLine(`${mode}, ${c.name}`, of(c.key)));
+    for (const c of CASES) console.log(lateLine(`${mode}, ${c.name}`, of(c.key)));
     for (const c of CASES) console.log(loafLine(`${mode}, ${c.name}`, of(c.key)));
   }
   console.log(`load average (1 min) at the end: ${loadavg()[0]?.toFixed(1)} on this machine's CPUs, shared with other work`);
