@@ -113,14 +113,18 @@ export class TokenPainter {
     return h;
   };
 
-  /** Repaints the lines drawn in `view`, with `tokensOf(lineStart, text)` giving each line's tokens. */
-  paint(view: EditorView, tokensOf: (from: number, text: string) => LineTokens): void {
+  /**
+   * Repaints the lines drawn in `view`, with `tokensOf(lineStart, text)` giving each line's tokens;
+   * with `fresh` false, lines not painted yet stay plain (kept ones stay painted).
+   */
+  paint(view: EditorView, tokensOf: (from: number, text: string) => LineTokens, fresh = true): void {
     const next = new Set<LinePaint>();
     for (let el = view.contentDOM.firstElementChild; el; el = el.nextElementSibling) {
       if (!el.classList.contains('cm-line')) continue;
       const from = view.posAtDOM(el, 0);
       let p = this.lines.get(el);
       if (!p || p.from !== from || !p.nodes.every((t, i) => t.length === p?.lengths[i] && el.contains(t))) {
+        if (!fresh) continue;
         const line = view.state.doc.lineAt(from);
         const nodes = textNodes(el, []);
         p = { from, nodes, lengths: nodes.map((t) => t.length), ranges: rangesOf(nodes, tokensOf(line.from, line.text), this.highlight) };

@@ -26,6 +26,16 @@ function markFor(style: string): Decoration | null {
   return m;
 }
 
+/**
+ * A redraw whose viewport moved at least `FAST_LINES` lines within `FAST_MS` of the one before is
+ * part of a fast scroll (a flick, a dragged scrollbar): the lines it brings stay plain until the
+ * scroll settles for `SETTLE_MS`, because every coloured token in view is repainted at each redraw
+ * (see `TokenPainter`). Reading speed redraws far less often and is painted at once.
+ */
+const FAST_LINES = 40;
+const FAST_MS = 150;
+const SETTLE_MS = 120;
+
 /** Lines whose tokens are kept; past this the cache starts over (a long scroll through a big dump). */
 const MAX_CACHED = 20_000;
 
@@ -113,11 +123,27 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         if (u.docChanged) this.cache = new TokenCache(parser);
         if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser, this.cache, this.painter !== null);
       }
+      // Where the viewport started at the last redraw, and when; a timer that paints once a fast scroll settles.
+      lastLine = 0;
+      lastAt = 0;
+      settle: ReturnType<typeof setTimeout> | undefined;
       docViewUpdate(view: EditorView) {
+        if (!this.painter) return;
+        const now = performance.now();
+        const line = view.state.doc.lineAt(view.viewport.from).number;
+        const fast = Math.abs(line - this.lastLine) >= FAST_LINES && now - this.lastAt < FAST_MS;
+        this.lastLine = line;
+        this.lastAt = now;
+        clearTimeout(this.settle);
+        if (fast) this.settle = setTimeout(() => this.paint(view, true), SETTLE_MS);
+        this.paint(view, !fast);
+      }
+      paint(view: EditorView, fresh: boolean) {
         const tab = view.state.tabSize;
-        this.painter?.paint(view, (from, text) => this.cache.get(from) ?? this.cache.tokens(from, text, tab, parser.startState ? parser.startState(2) : ({} as S)));
+        this.painter?.paint(view, (from, text) => this.cache.get(from) ?? this.cache.tokens(from, text, tab, parser.startState ? parser.startState(2) : ({} as S)), fresh);
       }
       destroy() {
+        clearTimeout(this.settle);
         this.painter?.clear();
       }
     },
