@@ -27,13 +27,14 @@ function markFor(style: string): Decoration | null {
 }
 
 /**
- * A redraw whose viewport moved at least `FAST_LINES` lines within `FAST_MS` of the one before is
- * part of a fast scroll (a flick, a dragged scrollbar): the lines it brings stay plain until the
- * scroll settles for `SETTLE_MS`, because every coloured token in view is repainted at each redraw
- * (see `TokenPainter`). Reading speed redraws far less often and is painted at once.
+ * A redraw whose viewport moved at `FAST_LINES_PER_MS` or faster since the one before, less than
+ * `FAST_MS` earlier, is part of a fast scroll (a flick, a dragged scrollbar: a quarter of a line per
+ * millisecond is about 5,000 px a second): the lines it brings stay plain until the scroll settles
+ * for `SETTLE_MS`, because every coloured token in view is repainted at each redraw (see
+ * `TokenPainter`). Scrolling at reading speed is painted at once.
  */
-const FAST_LINES = 40;
-const FAST_MS = 150;
+const FAST_LINES_PER_MS = 0.25;
+const FAST_MS = 250;
 const SETTLE_MS = 120;
 
 /** Lines whose tokens are kept; past this the cache starts over (a long scroll through a big dump). */
@@ -131,7 +132,8 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         if (!this.painter) return;
         const now = performance.now();
         const line = view.state.doc.lineAt(view.viewport.from).number;
-        const fast = Math.abs(line - this.lastLine) >= FAST_LINES && now - this.lastAt < FAST_MS;
+        const gap = now - this.lastAt;
+        const fast = gap < FAST_MS && Math.abs(line - this.lastLine) >= FAST_LINES_PER_MS * Math.max(gap, 16);
         this.lastLine = line;
         this.lastAt = now;
         clearTimeout(this.settle);
