@@ -19,9 +19,9 @@ export function showLine(view: EditorView, line: number, selection?: { anchor: n
   view.dispatch({ effects: EditorView.scrollIntoView(doc.line(n).from, { y: 'start', yMargin: 0 }), ...(sel ? { selection: sel } : {}) });
 }
 
-/** What the view reports: its top line and selection. */
+/** What the view reports: its selection, and its top line when asked (reading it forces a layout, which only a presenter needs). */
 export interface ViewReport {
-  readonly topLine: number;
+  readonly topLine: () => number;
   readonly anchor: number;
   readonly head: number;
 }
@@ -45,7 +45,8 @@ export function viewReporter(report: (r: ViewReport) => void): Extension {
         this.frame = requestAnimationFrame(() => {
           this.frame = 0;
           const { anchor, head } = this.view.state.selection.main;
-          report({ topLine: topLine(this.view), anchor, head });
+          const view = this.view;
+          report({ topLine: () => topLine(view), anchor, head });
         });
       }
       destroy() {

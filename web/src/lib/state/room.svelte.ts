@@ -277,13 +277,13 @@ export class RoomState {
     this.publish({ docId, dumpSel: null });
   }
 
-  /** Reports this person's view; presenters also drive followers with it. */
-  reportView(topLine: number, anchor: number, head: number): void {
+  /** Reports this person's view; presenters also drive followers with it (only they read the top line). */
+  reportView(topLine: () => number, anchor: number, head: number): void {
     const docId = this.docs.openId;
     if (!docId) return;
     this.publish({
       dumpSel: { docId, anchor, head },
-      view: this.presenting ? { docId, topLine, anchor, head } : null,
+      view: this.presenting ? { docId, topLine: topLine(), anchor, head } : null,
     });
   }
 
