@@ -1,5 +1,6 @@
 import { EditorState, type Extension } from '@codemirror/state';
 import { defaultKeymap } from '@codemirror/commands';
+import { search, searchKeymap } from '@codemirror/search';
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import type { DocumentKind } from '@seam/shared/model';
 import { annotationMarks } from './annotation-marks';
@@ -25,8 +26,9 @@ export interface DumpEditorOptions {
 }
 
 /**
- * Every extension of a read-only dump: the text can be navigated and selected by mouse and keyboard
- * but never changed; marks, remote selections and the spotlight come in as state effects.
+ * Every extension of a read-only dump: the text can be navigated, searched (Ctrl+F: the whole text,
+ * not only the lines drawn; Ctrl+Alt+G goes to a line) and selected by mouse and keyboard but never
+ * changed; marks, remote selections and the spotlight come in as state effects.
  */
 export function dumpExtensions(o: DumpEditorOptions): Extension {
   return [
@@ -42,7 +44,8 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     spotlight(),
     viewReporter(o.onView),
     userScrollDetector(o.onUserScroll),
-    keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...defaultKeymap]),
+    search({ top: true }),
+    keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...searchKeymap, ...defaultKeymap]),
     EditorView.contentAttributes.of({ 'aria-label': 'Document text', 'aria-readonly': 'true' }),
     o.wrap ? EditorView.lineWrapping : [],
     seamTheme,

@@ -30,5 +30,13 @@ export const seamTheme = EditorView.theme({
     padding: '0 3px', borderRadius: '3px', whiteSpace: 'nowrap', opacity: '0', transition: 'opacity .15s', pointerEvents: 'none',
   },
   '.cm-remote-caret:hover .cm-remote-caret-name': { opacity: '1' },
+  '.cm-panels': { backgroundColor: 'var(--bg-soft)', color: 'var(--fg)' },
+  '.cm-panels.cm-panels-top': { borderBottom: '1px solid var(--border)' },
+  '.cm-panels.cm-panels-bottom': { borderTop: '1px solid var(--border)' },
+  '.cm-panel.cm-search, .cm-panel.cm-goto-line': { fontFamily: 'var(--sans)', fontSize: '12px' },
+  '.cm-textfield': { backgroundColor: 'var(--bg)', color: 'var(--fg)', border: '1px solid var(--border)' },
+  '.cm-button': { backgroundImage: 'none', backgroundColor: 'var(--bg)', color: 'var(--fg)', border: '1px solid var(--border)' },
+  '.cm-searchMatch': { backgroundColor: 'color-mix(in srgb, var(--spotlight) 55%, transparent)', outline: '1px solid var(--border)' },
+  '.cm-searchMatch.cm-searchMatch-selected': { backgroundColor: 'var(--spotlight)' },
   '.cm-spotlight': { animation: 'seam-pulse 1.2s ease-in-out 3', backgroundColor: 'var(--spotlight)', borderRadius: '2px' },
 });

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Person } from '../helpers/browser';
+import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+
+const LINES = 8000;
+/** A dump far taller than what the editor draws; every line carries a tag such as `L05000`. */
+const DUMP = Array.from({ length: LINES }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
+
+let r: DumpRoom;
+let ada: Person;
+const errors: string[] = [];
+
+/** True when the line carrying `tag` is drawn inside the visible part of the editor. */
+function lineVisible(page: Page, tag: string): Promise<boolean> {
+  return page.evaluate((t) => {
+    const scroller = document.querySelector('.cm-scroller')?.getBoundingClientRect();
+    if (!scroller) return false;
+    for (const el of document.querySelectorAll('.cm-line')) {
+      if (!el.textContent?.includes(t)) continue;
+      const b = el.getBoundingClientRect();
+      return b.top >= scroller.top - 1 && b.bottom <= scroller.bottom + 1;
+    }
+    return false;
+  }, tag);
+}
+
+/** The text of the open dump's main selection. */
+function selected(page: Page): Promise<string> {
+  return page.evaluate(() => document.getSelection()?.toString() ?? '');
+}
+
+beforeAll(async () => {
+  r = await openDumpRoom({ roomTitle: 'Search', dumpTitle: 'big.hlo', dump: DUMP, lineText: 'L00001' }, errors);
+  ada = r.ada;
+});
+
+afterAll(async () => {
+  await r?.close();
+});
+
+describe('finding in a dump', () => {
+  it('finds text far below the drawn lines with Ctrl+F, steps through the matches, and offers no replace on a dump', async () => {
+    expect(await lineVisible(ada.page, 'L07777')).toBe(false);
+    await ada.page.locator('.cm-line', { hasText: 'L00001' }).click();
+    await ada.page.keyboard.press('Control+f');
+    const find = ada.page.getByRole('textbox', { name: 'Find' });
+    await expect.poll(() => find.evaluate((e) => e === document.activeElement)).toBe(true);
+    expect(await ada.page.getByRole('textbox', { name: 'Replace' }).count()).toBe(0);
+
+    // Typed as a person types: the panel takes the query on each key.
+    await find.pressSequentially('L07777');
+    await find.press('Enter');
+    await expect.poll(() => lineVisible(ada.page, 'L07777')).toBe(true);
+    await expect.poll(() => ada.page.locator('.cm-searchMatch-selected').textContent()).toBe('L07777');
+
+    // Ten lines match `L0500`: Enter steps to the next, Shift+Enter back.
+    await find.fill('');
+    await find.pressSequentially('L0500');
+    await find.press('Enter');
+    await expect.poll(() => ada.page.locator('.cm-searchMatch-selected').evaluate((e) => e.closest('.cm-line')?.textContent ?? '')).toContain('L05000');
+    await find.press('Enter');
+    await expect.poll(() => ada.page.locator('.cm-searchMatch-selected').evaluate((e) => e.closest('.cm-line')?.textContent ?? '')).toContain('L05001');
+    await find.press('Shift+Enter');
+    await expect.poll(() => ada.page.locator('.cm-searchMatch-selected').evaluate((e) => e.closest('.cm-line')?.textContent ?? '')).toContain('L05000');
+
+    await find.press('Escape');
+    await expect.poll(() => ada.page.locator('.cm-search').count()).toBe(0);
+    // The match stays selected in the dump, ready to annotate.
+    await expect.poll(() => selected(ada.page)).toBe('L0500');
+    expect(errors).toEqual([]);
+  });
+
+  it('goes to a line with Ctrl+Alt+G', async () => {
+    await ada.page.locator('.cm-content').focus();
+    await ada.page.keyboard.press('Control+Alt+g');
+    const go = ada.page.getByLabel('Go to line');
+    await go.fill('6000');
+    await go.press('Enter');
+    await expect.poll(() => lineVisible(ada.page, 'L06000')).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});
