@@ -71,6 +71,32 @@ describe('finding in a dump', () => {
     expect(errors).toEqual([]);
   });
 
+  it('stops following the presenter when a follower finds a match or goes to a line', async () => {
+    const bo = r.bo;
+    await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
+    for (const move of ['find', 'goto'] as const) {
+      await bo.page.getByText('Following Ada').waitFor();
+      await bo.page.locator('.cm-content').focus();
+      if (move === 'find') {
+        await bo.page.keyboard.press('Control+f');
+        await bo.page.getByRole('textbox', { name: 'Find' }).pressSequentially('L03333');
+        await bo.page.keyboard.press('Enter');
+        await expect.poll(() => lineVisible(bo.page, 'L03333')).toBe(true);
+        // Stopped by the match itself: Esc (which also stops following) comes only after.
+        await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+        await bo.page.keyboard.press('Escape');
+      } else {
+        await bo.page.keyboard.press('Control+Alt+g');
+        await bo.page.getByLabel('Go to line').fill('4444');
+        await bo.page.keyboard.press('Enter');
+        await expect.poll(() => lineVisible(bo.page, 'L04444')).toBe(true);
+      }
+      await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    }
+    await ada.page.getByRole('button', { name: 'Stop presenting' }).click();
+    expect(errors).toEqual([]);
+  });
+
   it('goes to a line with Ctrl+Alt+G', async () => {
     await ada.page.locator('.cm-content').focus();
     await ada.page.keyboard.press('Control+Alt+g');

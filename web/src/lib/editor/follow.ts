@@ -60,12 +60,13 @@ export function viewReporter(report: (r: ViewReport) => void): Extension {
 const NAV_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' ']);
 
 /**
- * Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys (not when the
- * program scrolls). Observers, not handlers: CodeMirror registers them as passive listeners, so
- * the browser scrolls on a wheel or touch without waiting for the page's main thread.
+ * Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys, finds a match
+ * or goes to a line (not when the program scrolls). Observers, not handlers: CodeMirror registers
+ * them as passive listeners, so the browser scrolls on a wheel or touch without waiting for the
+ * page's main thread.
  */
 export function userScrollDetector(onUserScroll: () => void): Extension {
-  return EditorView.domEventObservers({
+  const moves = EditorView.domEventObservers({
     wheel() {
       onUserScroll();
     },
@@ -76,4 +77,23 @@ export function userScrollDetector(onUserScroll: () => void): Extension {
       if (NAV_KEYS.has(e.key)) onUserScroll();
     },
   });
+  // The find panel selects its match with this user event; the go-to-line dialog is sent with Enter or its button.
+  const found = EditorView.updateListener.of((u) => {
+    if (u.transactions.some((tr) => tr.isUserEvent('select.search'))) onUserScroll();
+  });
+  const went = ViewPlugin.define((view) => {
+    const sent = (e: Event) => {
+      const inDialog = e.target instanceof Element && e.target.closest('.cm-goto-line');
+      if (inDialog && (e.type === 'submit' || (e as KeyboardEvent).key === 'Enter')) onUserScroll();
+    };
+    view.dom.addEventListener('submit', sent);
+    view.dom.addEventListener('keydown', sent);
+    return {
+      destroy: () => {
+        view.dom.removeEventListener('submit', sent);
+        view.dom.removeEventListener('keydown', sent);
+      },
+    };
+  });
+  return [moves, found, went];
 }
