@@ -1,29 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Person } from '../helpers/browser';
-import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+import { lineVisible, openDumpRoom, taggedDump, type DumpRoom } from '../helpers/dump-room';
 
 const LINES = 8000;
 /** A dump far taller than what the editor draws; every line carries a tag such as `L05000`. */
-const DUMP = Array.from({ length: LINES }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
+const DUMP = taggedDump(LINES);
 
 let r: DumpRoom;
 let ada: Person;
 const errors: string[] = [];
-
-/** True when the line carrying `tag` is drawn inside the visible part of the editor. */
-function lineVisible(page: Page, tag: string): Promise<boolean> {
-  return page.evaluate((t) => {
-    const scroller = document.querySelector('.cm-scroller')?.getBoundingClientRect();
-    if (!scroller) return false;
-    for (const el of document.querySelectorAll('.cm-line')) {
-      if (!el.textContent?.includes(t)) continue;
-      const b = el.getBoundingClientRect();
-      return b.top >= scroller.top - 1 && b.bottom <= scroller.bottom + 1;
-    }
-    return false;
-  }, tag);
-}
 
 /** The text of the open dump's main selection. */
 function selected(page: Page): Promise<string> {

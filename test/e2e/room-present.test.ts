@@ -1,31 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Person } from '../helpers/browser';
-import { openDumpRoom, selectLine, type DumpRoom } from '../helpers/dump-room';
+import { lineVisible, openDumpRoom, selectLine, taggedDump, type DumpRoom } from '../helpers/dump-room';
 import { connectClient } from '../helpers/sync-client';
 
 const LINES = 8000;
 /** A large synthetic HLO-like dump; every line carries a unique zero-padded tag such as `L05000`. */
-const DUMP = Array.from({ length: LINES }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
+const DUMP = taggedDump(LINES);
 
 let r: DumpRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
-
-/** True when the line carrying `tag` is rendered inside the visible part of the editor. */
-function lineVisible(page: Page, tag: string): Promise<boolean> {
-  return page.evaluate((t) => {
-    const scroller = document.querySelector('.cm-scroller')?.getBoundingClientRect();
-    if (!scroller) return false;
-    for (const el of document.querySelectorAll('.cm-line')) {
-      if (!el.textContent?.includes(t)) continue;
-      const r = el.getBoundingClientRect();
-      return r.top >= scroller.top - 1 && r.bottom <= scroller.bottom + 1;
-    }
-    return false;
-  }, tag);
-}
 
 /** Scrolls the presenter's editor so that 1-based `line` is at the top (as a scrollbar drag would). */
 async function scrollToLine(page: Page, line: number): Promise<void> {

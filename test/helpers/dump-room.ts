@@ -67,3 +67,22 @@ export async function annotateLine(page: Page, text: string, kind: string, comme
   await page.getByRole('textbox', { name: 'Comment' }).fill(comment);
   await page.keyboard.press('Enter');
 }
+
+/** `lines` HLO-like lines, each carrying a unique zero-padded tag such as `L05000`. */
+export function taggedDump(lines: number): string {
+  return Array.from({ length: lines }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
+}
+
+/** True when the line carrying `tag` is drawn inside the visible part of the editor. */
+export function lineVisible(page: Page, tag: string): Promise<boolean> {
+  return page.evaluate((t) => {
+    const scroller = document.querySelector('.cm-scroller')?.getBoundingClientRect();
+    if (!scroller) return false;
+    for (const el of document.querySelectorAll('.cm-line')) {
+      if (!el.textContent?.includes(t)) continue;
+      const b = el.getBoundingClientRect();
+      return b.top >= scroller.top - 1 && b.bottom <= scroller.bottom + 1;
+    }
+    return false;
+  }, tag);
+}
