@@ -57,9 +57,17 @@ describe('finding in a dump', () => {
     expect(errors).toEqual([]);
   });
 
-  it('stops following the presenter when a follower finds a match or goes to a line', async () => {
+  it('stops following the presenter when a follower finds a match or goes to a line, not when they only open and close the panel', async () => {
     const bo = r.bo;
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
+    // Opening the find panel and closing it with Esc moves nothing: the follower still follows.
+    await bo.page.getByText('Following Ada').waitFor();
+    await bo.page.locator('.cm-content').focus();
+    await bo.page.keyboard.press('Control+f');
+    await bo.page.getByRole('textbox', { name: 'Find' }).waitFor();
+    await bo.page.keyboard.press('Escape');
+    await expect.poll(() => bo.page.locator('.cm-search').count()).toBe(0);
+    expect(await bo.page.getByText('Following Ada').count()).toBe(1);
     for (const move of ['find', 'goto'] as const) {
       await bo.page.getByText('Following Ada').waitFor();
       await bo.page.locator('.cm-content').focus();
