@@ -86,14 +86,9 @@ export function userScrollDetector(onUserScroll: () => void): Extension {
       const inDialog = e.target instanceof Element && e.target.closest('.cm-goto-line');
       if (inDialog && (e.type === 'submit' || (e as KeyboardEvent).key === 'Enter')) onUserScroll();
     };
-    view.dom.addEventListener('submit', sent);
-    view.dom.addEventListener('keydown', sent);
-    return {
-      destroy: () => {
-        view.dom.removeEventListener('submit', sent);
-        view.dom.removeEventListener('keydown', sent);
-      },
-    };
+    const types = ['submit', 'keydown'];
+    for (const t of types) view.dom.addEventListener(t, sent);
+    return { destroy: () => types.forEach((t) => view.dom.removeEventListener(t, sent)) };
   });
   return [moves, found, went];
 }
