@@ -42,6 +42,15 @@ describe('changing name and colour after the first visit', () => {
     const next = colours.find((c) => !c.checked)?.value;
     expect(before, 'the dialog starts from the current colour').toBeTruthy();
     expect(next).toBeTruthy();
+    // Each swatch shows its colour: the first opaque background from the radio outwards is it.
+    const painted = await radios.evaluateAll((els) => els.map((e) => {
+      for (let el: Element | null = e; el; el = el.parentElement) {
+        const bg = getComputedStyle(el).backgroundColor;
+        if (bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') return bg;
+      }
+      return '';
+    }));
+    expect(painted).toEqual(colours.map((c) => rgb(c.value)));
     await dialog.getByRole('textbox', { name: 'Display name' }).fill('Bea');
     await dialog.getByRole('radio', { name: `Colour ${next!}` }).check();
     await dialog.getByRole('button', { name: 'Save' }).click();
