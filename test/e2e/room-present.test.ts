@@ -107,6 +107,23 @@ describe('live session', () => {
     await bo.page.getByRole('toolbar', { name: 'Annotate' }).waitFor();
   });
 
+  it('lets a follower add a dump and read it: adding one stops following', async () => {
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await bo.page.getByText('Following Ada').waitFor();
+    await bo.page.evaluate(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'HloModule brought_by_bo\n');
+      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await bo.page.getByRole('textbox', { name: 'Dump title' }).fill('bo.hlo');
+    await bo.page.getByRole('button', { name: 'Add to room' }).click();
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+    await scrollToLine(ada.page, 3000);
+    await expect.poll(() => lineVisible(ada.page, 'L03000')).toBe(true);
+    await bo.page.locator('.cm-line', { hasText: 'HloModule brought_by_bo' }).waitFor();
+    await expect.poll(() => ada.page.getByRole('list', { name: 'Participants' }).textContent()).toContain('bo.hlo');
+  });
+
   it('ends the session when the presenter stops', async () => {
     await ada.page.getByRole('button', { name: 'Stop presenting' }).click();
     await ada.page.getByRole('button', { name: 'Present', exact: true }).waitFor();

@@ -33,6 +33,9 @@ describe('lobby', () => {
     const docs = ada.page.getByRole('list', { name: 'Documents' });
     for (const title of ['attention.jaxpr', 'attention.shlo', 'attention.hlo-opt']) await docs.getByText(title).waitFor();
     await ada.page.locator('.cm-line', { hasText: 'HloModule jit_attention' }).waitFor();
+    // The room is told which document each upload opened.
+    const participants = ada.page.getByRole('list', { name: 'Participants' });
+    await expect.poll(() => participants.textContent()).toContain('attention.hlo-opt');
 
     await ada.page.evaluate(() => {
       const data = new DataTransfer();
@@ -41,6 +44,7 @@ describe('lobby', () => {
     });
     await docs.getByText('dropped.hlo').waitFor();
     await ada.page.locator('.cm-line', { hasText: 'HloModule dropped' }).waitFor();
+    await expect.poll(() => participants.textContent()).toContain('dropped.hlo');
 
     await ada.page.evaluate(() => {
       const data = new DataTransfer();
@@ -51,6 +55,7 @@ describe('lobby', () => {
     await ada.page.getByRole('button', { name: 'Add to room' }).click();
     await docs.getByText('pasted.hlo').waitFor();
     await ada.page.locator('.cm-line', { hasText: 'HloModule pasted' }).waitFor();
+    await expect.poll(() => participants.textContent()).toContain('pasted.hlo');
     expect(errors).toEqual([]);
     await ada.context.close();
   });

@@ -72,8 +72,8 @@ export class DocumentsState {
     );
   }
 
-  /** Uploads texts as dumps, then opens the last one; failures are reported, nothing is dropped silently. */
-  async upload(files: readonly { title: string; text: string }[]): Promise<void> {
+  /** Uploads texts as dumps and returns the last one's id; failures are reported, nothing is dropped silently. */
+  async upload(files: readonly { title: string; text: string }[]): Promise<string | null> {
     this.uploadError = null;
     let last: string | null = null;
     for (const f of files) {
@@ -90,6 +90,6 @@ export class DocumentsState {
         this.uploading -= 1;
       }
     }
-    if (last) this.open(last);
+    return last;
   }
 }

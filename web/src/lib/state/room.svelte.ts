@@ -277,6 +277,18 @@ export class RoomState {
     this.publish({ docId, dumpSel: null });
   }
 
+  /**
+   * Uploads texts as dumps and opens the last one, telling the room where this person is; that
+   * stops following, or the presenter's document would be opened again at once.
+   */
+  async upload(files: readonly { title: string; text: string }[]): Promise<void> {
+    const last = await this.docs.upload(files);
+    if (last) {
+      this.following = false;
+      this.open(last);
+    }
+  }
+
   /** Reports this person's view; presenters also drive followers with it (only they read the top line). */
   reportView(topLine: () => number, anchor: number, head: number): void {
     const docId = this.docs.openId;
