@@ -83,6 +83,22 @@ describe('the MLP at three layers, side by side', () => {
     for (const k of equations) expect(text).toContain(`| ${k.line} | ${k.name} | ${k.op} |`);
     const dot = rows.find((r) => r.includes('| dot_general |'));
     expect(dot).toMatch(/stablehlo\.dot_general/);
+    expect(await mapping.getByRole('note').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('says why the StableHLO column is empty when the StableHLO has no debug info', async () => {
+    const plain = await createRoom(server, 'MLP without locations');
+    await addDocument(server, plain.id, plain.tokens.owner, 'mlp.jaxpr', JAXPR);
+    await addDocument(server, plain.id, plain.tokens.owner, 'mlp-plain.stablehlo', fixture('mlp', 'stablehlo.mlir'));
+    await addDocument(server, plain.id, plain.tokens.owner, 'mlp.hlo-opt', HLO);
+    const cy = await openAs(browser, plain.links.owner, 'Cy', errors);
+    await cy.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+    await cy.page.getByRole('button', { name: 'Split view' }).click();
+    await cy.page.getByRole('button', { name: 'Mapping' }).click();
+    const note = cy.page.getByRole('region', { name: 'Mapping' }).getByRole('note');
+    await expect.poll(() => note.textContent(), { timeout: 15_000 }).toContain('mlp-plain.stablehlo was printed without loc(…) debug info');
+    await cy.context.close();
     expect(errors).toEqual([]);
   });
 });

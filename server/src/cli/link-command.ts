@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { analyze, detectKind, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
+import { analyze, detectKind, lacksDebugInfo, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
 import { columns } from './format';
@@ -34,7 +34,7 @@ export async function runLink(files: readonly [string, string, string], format: 
     const errors = a.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length} parse errors; first: ${errors[0]?.message}`);
   });
-  if (layers[1].index.keys.length > 0 && !layers[1].index.keys.some((k) => k.source.opName)) {
+  if (lacksDebugInfo(layers[1])) {
     io.err(`seam: ${files[1]} has no loc(…) debug info, so no StableHLO op can be joined; print it with as_text(debug_info=True)`);
   }
   const rows = linkLayers(...layers);

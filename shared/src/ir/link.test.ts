@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { indexHlo } from './hlo/index';
 import { indexJaxpr } from './jaxpr/index';
-import { linkLayers, mappingToMarkdown } from './link';
+import { lacksDebugInfo, linkLayers, mappingToMarkdown } from './link';
 import { indexStablehlo } from './stablehlo/index';
 import type { Analysis, LinkedOp, MappingRow } from './types';
 
@@ -98,5 +98,13 @@ describe('linkLayers', () => {
     const rows = linkLayers(jaxpr, empty, indexHlo('', 'hlo-opt'));
     expect(rows).toHaveLength(jaxpr.index.keys.length);
     expect(rows.every((r) => r.stablehlo.length === 0 && r.hlo.length === 0)).toBe(true);
+  });
+});
+
+describe('lacksDebugInfo', () => {
+  it('tells a StableHLO printed without loc(…) from one printed with it, and says nothing of an empty one', () => {
+    expect(lacksDebugInfo(indexStablehlo(fixture('mlp', 'stablehlo.mlir')))).toBe(true);
+    expect(lacksDebugInfo(indexStablehlo(fixture('mlp', 'stablehlo-debug.mlir')))).toBe(false);
+    expect(lacksDebugInfo(indexStablehlo(''))).toBe(false);
   });
 });

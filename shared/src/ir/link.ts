@@ -21,6 +21,15 @@ export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis):
   return eqs.map((e) => ({ equation: e.key.name, primitive: e.key.op, scope: e.key.scope, line: e.key.line, source: e.key.source, stablehlo: e.stablehlo, hlo: e.hlo }));
 }
 
+/**
+ * True when a StableHLO text was printed without `loc(…)` debug info (`as_text()` rather than
+ * `as_text(debug_info=True)`): its ops carry no name stack, so none of them can join an equation.
+ */
+export function lacksDebugInfo(stablehlo: Analysis): boolean {
+  const keys = stablehlo.index.keys;
+  return keys.length > 0 && !keys.some((k) => k.source.opName);
+}
+
 /** The mapping as a Markdown table: equation, primitive, source, StableHLO ops, HLO instructions. */
 export function mappingToMarkdown(rows: readonly MappingRow[]): string {
   const out = ['| line | equation | primitive | source | StableHLO | HLO |', '|---:|---|---|---|---|---|'];

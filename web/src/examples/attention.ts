@@ -1,5 +1,5 @@
 import jaxpr from './attention/jaxpr.txt?raw';
-import stablehlo from './attention/stablehlo.mlir?raw';
+import stablehlo from './attention/stablehlo-debug.mlir?raw';
 import hloOpt from './attention/hlo-opt.txt?raw';
 
 /**

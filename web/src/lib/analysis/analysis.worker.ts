@@ -1,4 +1,4 @@
-import { analyze, linkLayers, writeAnalysisViews, type Analysis, type AnalysisViews } from '@seam/shared/ir';
+import { analyze, lacksDebugInfo, linkLayers, writeAnalysisViews, type Analysis, type AnalysisViews } from '@seam/shared/ir';
 import { fetchViews, fullAnalysis, viewOf, type HeldAnalysis } from './stored-analysis';
 import type { WorkerReply, WorkerRequest } from './worker-protocol';
 
@@ -54,7 +54,7 @@ async function handle(req: WorkerRequest): Promise<void> {
   }
   const [j, s, h] = await Promise.all([whole(req.jaxpr), whole(req.stablehlo), whole(req.hlo)]);
   const jaxprSpans = j.index.keys.map((k) => [k.line, k.to] as const);
-  answer({ id: req.id, ok: true, link: { rows: linkLayers(j, s, h), jaxprSpans } });
+  answer({ id: req.id, ok: true, link: { rows: linkLayers(j, s, h), jaxprSpans, stablehloWithoutLocs: lacksDebugInfo(s) } });
 }
 
 // Fetching, parsing and linking run here, off the main thread; a failure answers that request only.

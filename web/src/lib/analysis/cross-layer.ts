@@ -1,4 +1,4 @@
-import { linkLayers, mappingToMarkdown, type Analysis, type FusionInfo, type MappingRow } from '@seam/shared/ir';
+import { lacksDebugInfo, linkLayers, mappingToMarkdown, type Analysis, type FusionInfo, type MappingRow } from '@seam/shared/ir';
 import type { DocumentKind } from '@seam/shared/model';
 import type { LinkResult } from './worker-protocol';
 
@@ -24,12 +24,15 @@ export type Counterparts = Readonly<Record<Layer, readonly number[]>>;
  */
 export class CrossLayer {
   readonly rows: readonly MappingRow[];
+  /** The StableHLO has no `loc(…)` debug info, so its column is empty. */
+  readonly stablehloWithoutLocs: boolean;
   private readonly byLine: Record<Layer, Map<number, number[]>> = { jaxpr: new Map(), stablehlo: new Map(), hlo: new Map() };
   private readonly rowLines: Array<Record<Layer, number[]>> = [];
 
   /** The layers as linked (in the analysis worker), the HLO fusions, and the jaxpr text. */
   constructor(link: LinkResult, hloFusions: readonly FusionInfo[], jaxprText: string) {
     this.rows = link.rows;
+    this.stablehloWithoutLocs = link.stablehloWithoutLocs;
     const fusionLine = new Map(hloFusions.map((f) => [f.name.replace(/^%/, ''), f.line]));
     const spanEnd = new Map(link.jaxprSpans);
     this.rows.forEach((r, i) => {
@@ -56,7 +59,7 @@ export class CrossLayer {
   /** Links three full analyses here (tests, and texts at hand); the views link in the worker. */
   static of(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis, jaxprText: string): CrossLayer {
     const jaxprSpans = jaxpr.index.keys.map((k) => [k.line, k.to] as const);
-    return new CrossLayer({ rows: linkLayers(jaxpr, stablehlo, hlo), jaxprSpans }, hlo.index.fusions, jaxprText);
+    return new CrossLayer({ rows: linkLayers(jaxpr, stablehlo, hlo), jaxprSpans, stablehloWithoutLocs: lacksDebugInfo(stablehlo) }, hlo.index.fusions, jaxprText);
   }
 
   /** The lines in every layer that belong with `line` of `layer` (empty lists when it maps to nothing). */

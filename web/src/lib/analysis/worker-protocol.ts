@@ -13,6 +13,8 @@ export interface LinkResult {
   readonly rows: readonly MappingRow[];
   /** `[line, to]` of each jaxpr cross-layer key: the lines an equation spans. */
   readonly jaxprSpans: ReadonlyArray<readonly [number, number]>;
+  /** The StableHLO was printed without `loc(…)` debug info, so none of its ops could be joined. */
+  readonly stablehloWithoutLocs: boolean;
 }
 
 /**
