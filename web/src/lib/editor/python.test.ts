@@ -1,6 +1,9 @@
-import { StringStream } from '@codemirror/language';
+import { ensureSyntaxTree, StringStream } from '@codemirror/language';
+import { EditorState } from '@codemirror/state';
+import { highlightTree, tags as t } from '@lezer/highlight';
 import { describe, expect, it } from 'vitest';
-import { pythonParser } from './python';
+import { irHighlightStyle } from './lang/highlight';
+import { pythonLanguage, pythonParser } from './python';
 
 /** Every token of `text` with its style, as CodeMirror's stream language would produce them. */
 function tokens(text: string): Array<[string, string | null]> {
@@ -26,8 +29,8 @@ describe('Python highlighting', () => {
     expect(styleOf(t, 'import')).toBe('keyword');
     expect(styleOf(t, '@jax.jit')).toBe('meta');
     expect(styleOf(t, 'def')).toBe('keyword');
-    expect(styleOf(t, 'mlp')).toBe('definition(variableName)');
-    expect(styleOf(t, 'relu')).toBe('function(variableName)');
+    expect(styleOf(t, 'mlp')).toBe('variableName.definition');
+    expect(styleOf(t, 'relu')).toBe('variableName.function');
     expect(styleOf(t, '@')).toBe('operator');
     expect(styleOf(t, '1')).toBe('number');
     expect(styleOf(t, '# the MLP')).toBe('lineComment');
@@ -46,5 +49,16 @@ describe('Python highlighting', () => {
     expect(styleOf(t, 'True')).toBe('bool');
     expect(styleOf(t, 'None')).toBe('bool');
     expect(styleOf(t, 'if')).toBe('keyword');
+  });
+
+  it('gives every token a style the editor knows: definitions and calls get their own colour', () => {
+    const doc = 'import jax\n\ndef mlp(x, w, b):\n    return jax.nn.relu(x @ w + b)\n';
+    const state = EditorState.create({ doc, extensions: pythonLanguage });
+    const tree = ensureSyntaxTree(state, doc.length, 1e9);
+    const classes = new Map<string, string>();
+    highlightTree(tree!, irHighlightStyle, (from, to, cls) => classes.set(doc.slice(from, to), cls));
+    expect(classes.get('mlp')).toBe(irHighlightStyle.style([t.definition(t.variableName)]));
+    expect(classes.get('relu')).toBe(irHighlightStyle.style([t.function(t.variableName)]));
+    expect(classes.get('x')).toBe(irHighlightStyle.style([t.variableName]));
   });
 });

@@ -66,14 +66,14 @@ export const pythonParser: StreamParser<PythonState> = {
       const w = word[0];
       if (state.defNext) {
         state.defNext = false;
-        return 'definition(variableName)';
+        return 'variableName.definition';
       }
       if (KEYWORDS.has(w)) {
         state.defNext = w === 'def' || w === 'class';
         return 'keyword';
       }
       if (ATOMS.has(w)) return 'bool';
-      if (stream.peek() === '(') return 'function(variableName)';
+      if (stream.peek() === '(') return 'variableName.function';
       return 'variableName';
     }
     if (stream.match(/^(?:\*\*|\/\/|[-+*/%@&|^~<>=!])=?/)) return 'operator';
