@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './server';
 
 /** Debian's Chromium, headless, with background traffic off. Browsers cannot be downloaded here. */
@@ -27,10 +27,11 @@ export interface Person {
 
 /**
  * Opens a fresh context (its own storage, so its own identity) and a page at `url`, answering the
- * first-visit identity form with `name`. Console errors are collected on `errors`.
+ * first-visit identity form with `name`. Console errors are collected on `errors`; `options` go to
+ * the context (a colour scheme, say).
  */
-export async function openAs(browser: Browser, url: string, name: string, errors: string[] = []): Promise<Person> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+export async function openAs(browser: Browser, url: string, name: string, errors: string[] = [], options: BrowserContextOptions = {}): Promise<Person> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...options });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`${name}: ${e.message}`));
   await page.goto(url);

@@ -21,6 +21,7 @@ export const seamTheme = EditorView.theme({
   '.cm-lineNumbers .cm-gutterElement': { position: 'relative', paddingLeft: '14px' },
   '.cm-ann-glyph::before': { content: '"■"', position: 'absolute', left: '3px', fontSize: '9px', color: 'var(--ann-color)' },
   '.cm-ann-glyph.cm-ann-resolved::before': { opacity: '0.45' },
+  '.cm-tooltip': { backgroundColor: 'var(--bg-raised)', color: 'var(--fg)', border: '1px solid var(--border)' },
   '.cm-ann-tooltip': { maxWidth: '360px', padding: '6px 8px', fontFamily: 'var(--sans)', fontSize: '12px', lineHeight: '1.4' },
   '.cm-ann-tooltip-head': { fontWeight: '600', color: 'var(--ann-color)' },
   '.cm-ann-tooltip-reply': { color: 'var(--fg-muted)', marginLeft: '8px' },
