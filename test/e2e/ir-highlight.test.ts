@@ -78,4 +78,15 @@ describe('IR highlighting', () => {
     expect(all.length).toBeLessThan(LONG.split('\n').length);
     expect(errors).toEqual([]);
   });
+
+  it('paints a dump that is drawn once and never redrawn (the first document a newcomer opens)', async () => {
+    const room = await createRoom(server, 'Painted at once');
+    await addDocument(server, room.id, room.tokens.owner, 'attention.jaxpr', fixture('attention', 'jaxpr.txt'));
+    await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', HLO);
+    const cy = await openAs(browser, room.links.viewer, 'Cy', errors);
+    await cy.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+    await expect.poll(async () => ((await cy.page.evaluate(PAINTED)) as Record<string, string[]>)['ir-type'] ?? []).toContain('bf16[8192,128]');
+    await cy.context.close();
+    expect(errors).toEqual([]);
+  });
 });

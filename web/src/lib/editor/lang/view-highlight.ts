@@ -119,6 +119,8 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
       painter = canPaintTokens() ? new TokenPainter() : null;
       constructor(view: EditorView) {
         this.decorations = build(view, parser, this.cache, this.painter !== null);
+        // Redraws paint (`docViewUpdate`), but an editor drawn once with this plugin may not redraw again.
+        if (this.painter) view.requestMeasure({ key: this, read: () => null, write: () => this.paint(view, true) });
       }
       update(u: ViewUpdate) {
         if (u.docChanged) this.cache = new TokenCache(parser);
