@@ -28,7 +28,7 @@ try {
     return (await res.json()) as { id: string };
   };
   const docs: Record<string, { id: string; text: string }> = {};
-  for (const [file, title] of [['jaxpr.txt', 'attention.jaxpr'], ['stablehlo.mlir', 'attention.shlo'], ['hlo-opt.txt', 'attention.hlo-opt']] as const) {
+  for (const [file, title] of [['jaxpr.txt', 'attention.jaxpr'], ['stablehlo-debug.mlir', 'attention.shlo'], ['hlo-opt.txt', 'attention.hlo-opt']] as const) {
     const text = readFileSync(join(FIXTURE, file), 'utf8');
     docs[file] = { id: (await post('/documents', { title, text })).id, text };
   }
