@@ -75,6 +75,18 @@ describe('spills of naive attention in the browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows the marked candidate as Marked to everyone; Marked opens its thread instead of marking it twice', async () => {
+    const [, producer] = m!;
+    await bo.page.getByRole('tab', { name: 'Spills' }).click();
+    const first = bo.page.getByRole('region', { name: 'Spills' }).getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').nth(1);
+    await expect.poll(async () => (await first.textContent()) ?? '').toContain(producer);
+    await first.getByRole('button', { name: 'Marked' }).click();
+    const thread = bo.page.getByRole('region', { name: 'Annotations' }).locator('article.thread.selected');
+    await expect.poll(async () => (await thread.textContent()) ?? '').toContain('268,435,456 B');
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+    expect(((await res.json()) as { annotations: Annotation[] }).annotations.filter((a) => a.instruction === producer)).toHaveLength(1);
+  });
+
   it('marks the fusion with the most fused ops as a fusion, anchored on its instruction line, which another person sees and the export lists', async () => {
     const fusions = analyze(DUMP, 'hlo-opt').index.fusions;
     const f = fusions.reduce((best, x) => (x.fusedOps > best.fusedOps ? x : best), fusions[0]!);
