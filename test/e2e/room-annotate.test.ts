@@ -182,6 +182,31 @@ describe('co-annotation in the browser', () => {
     expect(await panel(owner.page).getByText('forged').count()).toBe(0);
   });
 
+  it('co-edits the room notes, where each person undoes and redoes only their own typing', async () => {
+    const notesOf = (p: Person) => p.page.getByRole('textbox', { name: 'Room notes', exact: true });
+    // The text as written: line text without widgets (remote carets with their names, the placeholder).
+    const textOf = (p: Person) => notesOf(p).evaluate((el) => [...el.querySelectorAll('.cm-line')].map((line) => {
+      const copy = line.cloneNode(true) as HTMLElement;
+      copy.querySelectorAll('[contenteditable=false], .cm-placeholder').forEach((w) => w.remove());
+      return copy.textContent;
+    }).join('\n'));
+    for (const p of [owner, annotator, viewer]) await p.page.getByRole('button', { name: /Scratchpad/ }).click();
+    expect(await owner.page.locator('.cm-placeholder').textContent()).toContain('everyone here edits this text together');
+    await notesOf(owner).click();
+    await owner.page.keyboard.type('ada: spills first. ');
+    await expect.poll(() => textOf(annotator)).toBe('ada: spills first. ');
+    await notesOf(annotator).click();
+    await annotator.page.keyboard.press('Control+End');
+    await annotator.page.keyboard.type('bo: then fusions.');
+    await expect.poll(() => textOf(owner)).toBe('ada: spills first. bo: then fusions.');
+    await owner.page.keyboard.press('Control+z');
+    for (const p of [owner, annotator, viewer]) await expect.poll(() => textOf(p)).toBe('bo: then fusions.');
+    await owner.page.keyboard.press('Control+y');
+    for (const p of [owner, annotator, viewer]) await expect.poll(() => textOf(p)).toBe('ada: spills first. bo: then fusions.');
+    await viewer.page.keyboard.type('cy was here');
+    expect(await textOf(viewer)).toBe('ada: spills first. bo: then fusions.');
+  });
+
   it('lets only the owner rotate a link, which disconnects whoever used the old one', async () => {
     await annotator.page.getByRole('button', { name: 'Share', exact: true }).click();
     await annotator.page.getByRole('textbox', { name: 'annotator link' }).waitFor();

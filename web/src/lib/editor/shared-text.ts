@@ -1,7 +1,7 @@
 import type * as Y from 'yjs';
 import { EditorState, type Extension } from '@codemirror/state';
-import { EditorView, drawSelection, lineNumbers } from '@codemirror/view';
-import { yCollab } from 'y-codemirror.next';
+import { EditorView, drawSelection, keymap, lineNumbers, placeholder } from '@codemirror/view';
+import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next';
 import type { Awareness } from 'y-protocols/awareness';
 import { seamTheme } from './theme';
 
@@ -11,11 +11,14 @@ export interface SharedTextOptions {
   readonly awareness: Awareness;
   readonly editable: boolean;
   readonly label: string;
+  /** Shown while the text is empty. */
+  readonly placeholder?: string;
 }
 
 /**
  * What every co-edited room text has (the notes, a capture's program): line numbers, the selection,
- * Yjs binding with remote cursors, read-only unless `editable`, an accessible name, the theme.
+ * Yjs binding with remote cursors, undo and redo of this person's own edits only (Ctrl+Z, Ctrl+Y),
+ * read-only unless `editable`, an accessible name, the theme, and a placeholder.
  * Callers add their own keymap and language.
  */
 export function sharedTextExtensions(o: SharedTextOptions): Extension {
@@ -23,9 +26,11 @@ export function sharedTextExtensions(o: SharedTextOptions): Extension {
     lineNumbers(),
     drawSelection(),
     yCollab(o.text, o.awareness),
+    keymap.of(yUndoManagerKeymap),
     EditorState.readOnly.of(!o.editable),
     EditorView.contentAttributes.of({ 'aria-label': o.label }),
     seamTheme,
+    o.placeholder ? placeholder(o.placeholder) : [],
   ];
 }
 
