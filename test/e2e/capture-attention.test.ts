@@ -58,7 +58,11 @@ describe('naive attention captured on a real runner', () => {
     const trace = docs.find((d) => d.kind === 'trace')!;
     const table = docs.find((d) => d.title.endsWith('per-op device time'))!;
     expect(trace).toBeDefined();
-    expect(await documentText(s, trace.id)).toContain('traceEvents');
+    // The room shows the trace one event per line, the same JSON as the profiler wrote.
+    const traceText = await documentText(s, trace.id);
+    const events = (JSON.parse(traceText) as { traceEvents: unknown[] }).traceEvents;
+    expect(events.length).toBeGreaterThan(0);
+    expect(traceText.trimEnd().split('\n')).toHaveLength(events.length + 2);
 
     const rows = JSON.parse(await documentText(s, table.id)) as { name: string; module: string; count: number; totalUs: number; meanUs: number }[];
     expect(rows.length).toBeGreaterThan(0);

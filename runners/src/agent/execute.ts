@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
 import type { ResultArtifact, ResultBody } from '@seam/shared/protocol';
 import { makeScratch, recordGroup } from './scratch';
+import { readableTrace } from './trace-text';
 import { runSandboxed, type Isolation, type SandboxLimits, type SandboxOutcome } from './sandbox';
 
 /** Where the harness lives and what every capture on this runner is held to. */
@@ -124,7 +125,10 @@ async function collect(outDir: string, rows: ManifestRow[], entry: string, maxBy
       skipped.push(`${row.name} (over ${maxBytes} bytes)`);
       continue;
     }
-    const text = bytes.toString('utf8');
+    const decoded = bytes.toString('utf8');
+    // A trace gets one event per line, unless that made it longer than the cap.
+    const readable = doc.kind === 'trace' ? readableTrace(decoded) : decoded;
+    const text = Buffer.byteLength(readable) <= maxBytes ? readable : decoded;
     if (row.name === 'cost' || row.name === 'memory') analyses[row.name] = JSON.parse(text) as unknown;
     artifacts.push({ name: row.name, kind: doc.kind, title: `${entry}: ${doc.title}`, text });
   }
