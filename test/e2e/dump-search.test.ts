@@ -57,6 +57,20 @@ describe('finding in a dump', () => {
     expect(errors).toEqual([]);
   });
 
+  it('opens the dump\'s find with Ctrl+F pressed anywhere in the room, not the browser\'s', async () => {
+    await ada.page.getByRole('tab', { name: 'Spills' }).click();
+    await ada.page.getByRole('tab', { name: 'Annotations' }).click();
+    expect(await ada.page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tab');
+    await ada.page.keyboard.press('Control+f');
+    const find = ada.page.getByRole('textbox', { name: 'Find' });
+    await expect.poll(() => find.evaluate((e) => e === document.activeElement)).toBe(true);
+    await find.pressSequentially('L06543');
+    await find.press('Enter');
+    await expect.poll(() => lineVisible(ada.page, 'L06543')).toBe(true);
+    await find.press('Escape');
+    expect(errors).toEqual([]);
+  });
+
   it('stops following the presenter when a follower finds a match or goes to a line, not when they only open and close the panel', async () => {
     const bo = r.bo;
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();

@@ -1,6 +1,6 @@
 import { EditorState, type Extension } from '@codemirror/state';
 import { defaultKeymap } from '@codemirror/commands';
-import { search, searchKeymap } from '@codemirror/search';
+import { openSearchPanel, search, searchKeymap } from '@codemirror/search';
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import type { DocumentKind } from '@seam/shared/model';
 import { annotationMarks } from './annotation-marks';
@@ -50,4 +50,16 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     o.wrap ? EditorView.lineWrapping : [],
     seamTheme,
   ];
+}
+
+/**
+ * Opens the find panel of the dump drawn for `docId` (its `.editor-host`), focusing it, as Ctrl+F
+ * does inside the editor; for Ctrl+F pressed elsewhere in the room. False when no such editor is drawn.
+ */
+export function openFindIn(docId: string): boolean {
+  const el = document.querySelector(`.editor-host[data-doc-id="${CSS.escape(docId)}"] .cm-editor`);
+  const view = el instanceof HTMLElement ? EditorView.findFromDOM(el) : null;
+  if (!view) return false;
+  view.focus();
+  return openSearchPanel(view);
 }
