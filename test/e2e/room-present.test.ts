@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Person } from '../helpers/browser';
-import { lineVisible, openDumpRoom, selectLine, taggedDump, type DumpRoom } from '../helpers/dump-room';
+import { lineVisible, openDumpRoom, pasteDump, selectLine, taggedDump, type DumpRoom } from '../helpers/dump-room';
 import { connectClient } from '../helpers/sync-client';
 
 const LINES = 8000;
@@ -86,6 +86,33 @@ describe('live session', () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
   });
 
+  it('leaves a follower who scrolls away where they went while the others keep moving and the presenter stays put', async () => {
+    const cy = connectClient(r.server, r.room.id, r.room.tokens.annotator);
+    let n = 0;
+    const churn = setInterval(() => {
+      n += 1;
+      cy.provider.awareness.setLocalState({ user: { id: 'cy', name: 'Cy', color: '#0c8599', colorLight: '#0c859933' }, role: 'annotator', docId: null, dumpSel: null, view: null, spotlight: null, n });
+    }, 15);
+    try {
+      await cy.synced();
+      for (let i = 0; i < 5; i++) {
+        await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+        await bo.page.getByText('Following Ada').waitFor();
+        await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+        await bo.page.locator('.cm-content').hover();
+        await bo.page.mouse.wheel(0, -60_000);
+        await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+        await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(false);
+        // Frames later, with the others' presence read many times since, Bo is still where Bo went.
+        await bo.page.waitForTimeout(300);
+        expect(await lineVisible(bo.page, 'L05000'), `round ${i + 1}`).toBe(false);
+      }
+    } finally {
+      clearInterval(churn);
+      cy.destroy();
+    }
+  });
+
   it('lets the presenter spotlight a range for the room', async () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await selectLine(ada.page, 'L05002');
@@ -110,13 +137,7 @@ describe('live session', () => {
   it('lets a follower add a dump and read it: adding one stops following', async () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bo.page.getByText('Following Ada').waitFor();
-    await bo.page.evaluate(() => {
-      const data = new DataTransfer();
-      data.setData('text/plain', 'HloModule brought_by_bo\n');
-      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    });
-    await bo.page.getByRole('textbox', { name: 'Dump title' }).fill('bo.hlo');
-    await bo.page.getByRole('button', { name: 'Add to room' }).click();
+    await pasteDump(bo.page, 'HloModule brought_by_bo\n', 'bo.hlo');
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
     await scrollToLine(ada.page, 3000);
     await expect.poll(() => lineVisible(ada.page, 'L03000')).toBe(true);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer } from '../helpers/browser';
 import type { TestServer } from '../helpers/server';
+import { pasteDump } from '../helpers/dump-room';
 
 let server: TestServer;
 let browser: Browser;
@@ -46,13 +47,7 @@ describe('lobby', () => {
     await ada.page.locator('.cm-line', { hasText: 'HloModule dropped' }).waitFor();
     await expect.poll(() => participants.textContent()).toContain('dropped.hlo');
 
-    await ada.page.evaluate(() => {
-      const data = new DataTransfer();
-      data.setData('text/plain', 'HloModule pasted\n');
-      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    });
-    await ada.page.getByRole('textbox', { name: 'Dump title' }).fill('pasted.hlo');
-    await ada.page.getByRole('button', { name: 'Add to room' }).click();
+    await pasteDump(ada.page, 'HloModule pasted\n', 'pasted.hlo');
     await docs.getByText('pasted.hlo').waitFor();
     await ada.page.locator('.cm-line', { hasText: 'HloModule pasted' }).waitFor();
     await expect.poll(() => participants.textContent()).toContain('pasted.hlo');

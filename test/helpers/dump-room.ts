@@ -68,6 +68,17 @@ export async function annotateLine(page: Page, text: string, kind: string, comme
   await page.keyboard.press('Enter');
 }
 
+/** Pastes `text` into the room as a person does (Ctrl+V outside a text field) and adds it as `title`. */
+export async function pasteDump(page: Page, text: string, title: string): Promise<void> {
+  await page.evaluate((t) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', t);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+  await page.getByRole('textbox', { name: 'Dump title' }).fill(title);
+  await page.getByRole('button', { name: 'Add to room' }).click();
+}
+
 /** `lines` HLO-like lines, each carrying a unique zero-padded tag such as `L05000`. */
 export function taggedDump(lines: number): string {
   return Array.from({ length: lines }, (_, i) => `  %add.${i + 1} = f32[128,256]{1,0} add(%p0, %p1) /* L${String(i + 1).padStart(5, '0')} */`).join('\n');
