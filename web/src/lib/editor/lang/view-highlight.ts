@@ -120,7 +120,7 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
       constructor(view: EditorView) {
         this.decorations = build(view, parser, this.cache, this.painter !== null);
         // Redraws paint (`docViewUpdate`), but an editor drawn once with this plugin may not redraw again.
-        if (this.painter) view.requestMeasure({ key: this, read: () => null, write: () => this.paint(view, true) });
+        if (this.painter) view.requestMeasure({ key: this, read: () => null, write: () => { if (!this.destroyed) this.paint(view, true); } });
       }
       update(u: ViewUpdate) {
         if (u.docChanged) this.cache = new TokenCache(parser);
@@ -146,7 +146,9 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         const tab = view.state.tabSize;
         this.painter?.paint(view, (from, text) => this.cache.get(from) ?? this.cache.tokens(from, text, tab, parser.startState ? parser.startState(2) : ({} as S)), fresh);
       }
+      destroyed = false;
       destroy() {
+        this.destroyed = true;
         clearTimeout(this.settle);
         this.painter?.clear();
       }
