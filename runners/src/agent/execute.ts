@@ -125,10 +125,12 @@ async function collect(outDir: string, rows: ManifestRow[], entry: string, maxBy
       skipped.push(`${row.name} (over ${maxBytes} bytes)`);
       continue;
     }
-    const decoded = bytes.toString('utf8');
-    // A trace gets one event per line, unless that made it longer than the cap.
-    const readable = doc.kind === 'trace' ? readableTrace(decoded) : decoded;
-    const text = Buffer.byteLength(readable) <= maxBytes ? readable : decoded;
+    let text = bytes.toString('utf8');
+    if (doc.kind === 'trace') {
+      // One event per line, unless that made it longer than the cap.
+      const readable = readableTrace(text);
+      if (Buffer.byteLength(readable) <= maxBytes) text = readable;
+    }
     if (row.name === 'cost' || row.name === 'memory') analyses[row.name] = JSON.parse(text) as unknown;
     artifacts.push({ name: row.name, kind: doc.kind, title: `${entry}: ${doc.title}`, text });
   }

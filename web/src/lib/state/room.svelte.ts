@@ -242,8 +242,7 @@ export class RoomState {
     // A new view only when the presenter moved: each one scrolls the followers' editors, and one
     // landing as a follower scrolls away would pull them back.
     const v = p?.view ?? null;
-    const was = this.presenterView;
-    if (v?.docId !== was?.docId || v?.topLine !== was?.topLine || v?.anchor !== was?.anchor || v?.head !== was?.head) this.presenterView = v;
+    if (!equalityDeep(v, this.presenterView)) this.presenterView = v;
     const h = p?.irHover ?? null;
     if (h?.docId !== this.presenterHover?.docId || h?.line !== this.presenterHover?.line) this.presenterHover = h;
     if (p?.spotlight && p.spotlight.at !== this.spotlight?.at) this.spotlight = p.spotlight;

@@ -117,6 +117,7 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
       decorations: DecorationSet;
       cache = new TokenCache(parser);
       painter = canPaintTokens() ? new TokenPainter() : null;
+      destroyed = false;
       constructor(view: EditorView) {
         this.decorations = build(view, parser, this.cache, this.painter !== null);
         // Redraws paint (`docViewUpdate`), but an editor drawn once with this plugin may not redraw again.
@@ -146,7 +147,6 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         const tab = view.state.tabSize;
         this.painter?.paint(view, (from, text) => this.cache.get(from) ?? this.cache.tokens(from, text, tab, parser.startState ? parser.startState(2) : ({} as S)), fresh);
       }
-      destroyed = false;
       destroy() {
         this.destroyed = true;
         clearTimeout(this.settle);
