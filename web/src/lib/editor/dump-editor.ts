@@ -3,7 +3,8 @@ import { defaultKeymap } from '@codemirror/commands';
 import { openSearchPanel, search, searchKeymap } from '@codemirror/search';
 import { EditorView, drawSelection, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import type { DocumentKind } from '@seam/shared/model';
-import { annotationMarks } from './annotation-marks';
+import { annotationField, annotationMarks } from './annotation-marks';
+import { fastScroll } from './fast-scroll';
 import { irOverlays } from './ir';
 import { irLanguage } from './lang';
 import { remoteSelections } from './remote-selections';
@@ -47,7 +48,7 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     search({ top: true }),
     keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...searchKeymap, ...defaultKeymap]),
     EditorView.contentAttributes.of({ 'aria-label': 'Document text', 'aria-readonly': 'true' }),
-    o.wrap ? EditorView.lineWrapping : [],
+    o.wrap ? EditorView.lineWrapping : fastScroll({ marks: (s) => s.field(annotationField, false)?.marks, glyphs: (s) => s.field(annotationField, false)?.glyphs }),
     seamTheme,
   ];
 }

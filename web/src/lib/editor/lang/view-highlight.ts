@@ -1,6 +1,7 @@
 import { StringStream, type StreamParser } from '@codemirror/language';
 import { RangeSetBuilder, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { SETTLE_MS, isFastScroll } from '../scroll-speed';
 import { TokenPainter, canPaintTokens, paintGroup } from './token-paint';
 
 /** Longest line tokenized; the rest of a longer line is left plain (HLO lines with huge constants). */
@@ -25,17 +26,6 @@ function markFor(style: string): Decoration | null {
   }
   return m;
 }
-
-/**
- * A redraw whose viewport moved at `FAST_LINES_PER_MS` or faster since the one before, less than
- * `FAST_MS` earlier, is part of a fast scroll (a flick, a dragged scrollbar: a quarter of a line per
- * millisecond is about 5,000 px a second): the lines it brings stay plain until the scroll settles
- * for `SETTLE_MS`, because every coloured token in view is repainted at each redraw (see
- * `TokenPainter`). Scrolling at reading speed is painted at once.
- */
-const FAST_LINES_PER_MS = 0.25;
-const FAST_MS = 250;
-const SETTLE_MS = 120;
 
 /** Lines whose tokens are kept; past this the cache starts over (a long scroll through a big dump). */
 const MAX_CACHED = 20_000;
@@ -127,7 +117,10 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         if (u.docChanged) this.cache = new TokenCache(parser);
         if (u.viewportChanged || u.docChanged) this.decorations = build(u.view, parser, this.cache, this.painter !== null);
       }
-      // Where the viewport started at the last redraw, and when; a timer that paints once a fast scroll settles.
+      // Where the viewport started at the last redraw, and when; a timer that paints once a fast scroll
+      // settles. A redraw that is part of a fast scroll (`isFastScroll`) leaves the lines it brings
+      // plain until then, because every coloured token in view is repainted at each redraw (see
+      // `TokenPainter`); scrolling at reading speed is painted at once.
       lastLine = 0;
       lastAt = 0;
       settle: ReturnType<typeof setTimeout> | undefined;
@@ -136,7 +129,7 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         const now = performance.now();
         const line = view.state.doc.lineAt(view.viewport.from).number;
         const gap = now - this.lastAt;
-        const fast = gap < FAST_MS && Math.abs(line - this.lastLine) >= FAST_LINES_PER_MS * Math.max(gap, 16);
+        const fast = isFastScroll(gap, line - this.lastLine);
         this.lastLine = line;
         this.lastAt = now;
         clearTimeout(this.settle);
