@@ -8,7 +8,7 @@ import { launchBrowser, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom } from '../helpers/server';
 import { openBareCodeMirror } from './bare-codemirror';
 import { personContext } from './room-browser';
-import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
+import { FRAME_HEADER, FRAME_RECORDER, WHEEL, frameRows, joinSamples, jumpScroll, lateLine, loafLine, mainLine, openFloor, wheelScroll, type FrameSample } from './scroll-frames';
 import { printTable, quantile } from './table';
 
 /**
@@ -218,6 +218,7 @@ try {
       const how = mode === 'jump' ? `top to bottom, ${STEP_PX} px per frame` : `wheel, ${WHEEL.segments} places × ${WHEEL.frames} frames, ${WHEEL.notches} × ${WHEEL.notchPx} px per frame`;
       printTable(`Scroll, ${how}, 3 runs (ms; p95 / floor against the own-divs page)`, FRAME_HEADER, cases.flatMap(([k, name]) => frameRows(name, of(k), k === 'floor' ? null : of('floor'))));
       for (const [k, name] of cases) console.log(mainLine(`${mode}, ${name}`, of(k)));
+      for (const [k, name] of cases) console.log(lateLine(`${mode}, ${name}`, of(k)));
       for (const [k, name] of cases) console.log(loafLine(`${mode}, ${name}`, of(k)));
     }
     console.log(`first counterpart after clicking Split view (ms, per run): ${firstLinks.map((v) => Math.round(v)).join(', ')}`);
