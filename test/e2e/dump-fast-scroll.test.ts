@@ -25,6 +25,8 @@ interface Seen {
   readonly number: string;
   readonly text: string;
   readonly glyph: { x: number; y: number };
+  /** Where its number's last digit ends. */
+  readonly numberRight: number;
   readonly scrollTop: number;
   readonly lineHeight: number;
   /** Every line the layer shows: its number cell's text and classes, its text, and its marked parts. */
@@ -65,6 +67,9 @@ function fastScroll(page: Page, from: number, steps: number[]): Promise<Seen> {
     range.setStart(text.firstChild as Node, 0);
     range.setEnd(text.firstChild as Node, 1);
     const g = range.getBoundingClientRect();
+    const digits = line?.querySelector('.cm-fast-num')?.firstChild as Node;
+    range.selectNodeContents(digits);
+    const numberRight = range.getBoundingClientRect().right;
     return {
       layerOn: getComputedStyle(layer).display !== 'none',
       contentVisibility: getComputedStyle(document.querySelector('.cm-content') as HTMLElement).visibility,
@@ -73,6 +78,7 @@ function fastScroll(page: Page, from: number, steps: number[]): Promise<Seen> {
       number: line?.querySelector('.cm-fast-num')?.textContent ?? '',
       text: text.textContent ?? '',
       glyph: { x: g.left, y: g.top },
+      numberRight,
       scrollTop: s.scrollTop,
       lineHeight,
       lines: [...layer.querySelectorAll<HTMLElement>('.cm-fast-line')]
@@ -86,6 +92,17 @@ function fastScroll(page: Page, from: number, steps: number[]): Promise<Seen> {
       images: layer.querySelectorAll('img').length,
     };
   }, [from, steps] as const);
+}
+
+/** Where the last digit of line number `n` ends in CodeMirror's gutter, or null when it is not drawn. */
+function drawnNumberRight(page: Page, n: string): Promise<number | null> {
+  return page.evaluate((num) => {
+    const cell = [...document.querySelectorAll('.cm-lineNumbers .cm-gutterElement')].find((c) => c.textContent === num);
+    if (!cell) return null;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    return range.getBoundingClientRect().right;
+  }, n);
 }
 
 /** The first glyph's place of the drawn line holding `tag`, or null when CodeMirror has not drawn it. */
@@ -139,6 +156,8 @@ describe('fast scrolling through a dump', () => {
     expect(drawn).not.toBeNull();
     expect(Math.abs((drawn?.x ?? 0) - seen.glyph.x)).toBeLessThan(1);
     expect(Math.abs((drawn?.y ?? 0) - seen.glyph.y)).toBeLessThan(1);
+    // And its number, left of the fold gutter.
+    expect(Math.abs((await drawnNumberRight(ada.page, seen.number) ?? 0) - seen.numberRight)).toBeLessThan(1);
     expect(errors).toEqual([]);
   });
 

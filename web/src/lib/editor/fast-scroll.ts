@@ -18,7 +18,9 @@ type Glyphs = RangeSet<RangeValue & { readonly elementClass?: string }>;
 interface Frame {
   readonly docTop: number;
   readonly height: number;
+  /** The line-number cell: its width (the gutters') and its right padding (up to where CodeMirror's numbers end). */
   readonly numWidth: number;
+  readonly numPad: number;
   readonly textLeft: number;
   readonly chars: number;
 }
@@ -43,10 +45,7 @@ export function fastScroll(source: FastScrollSource): Extension {
       '.cm-fast-layer.cm-fast-on': { display: 'block' },
       '.cm-fast-layer.cm-fast-on ~ .cm-content': { visibility: 'hidden' },
       '.cm-fast-line': { position: 'absolute', left: '0', right: '0', whiteSpace: 'pre', overflow: 'hidden' },
-      '.cm-fast-num': {
-        position: 'absolute', top: '0', bottom: '0', left: '0', boxSizing: 'border-box', padding: '0 3px 0 14px', textAlign: 'right',
-        backgroundColor: 'var(--bg-soft)', color: 'var(--fg-muted)', borderRight: '1px solid var(--border)',
-      },
+      '.cm-fast-num': { position: 'absolute', top: '0', bottom: '0', left: '0', boxSizing: 'border-box', paddingLeft: '14px', textAlign: 'right', color: 'var(--fg-muted)' },
       '.cm-fast-text': { position: 'absolute', top: '0' },
     }),
   ];
@@ -121,15 +120,20 @@ class FastScrollLayer {
     const { view } = this;
     const s = view.scrollDOM;
     const rect = s.getBoundingClientRect();
-    const gutters = view.dom.querySelector('.cm-gutters');
+    const gutters = view.dom.querySelector('.cm-gutters')?.getBoundingClientRect();
+    const numbers = view.dom.querySelector('.cm-lineNumbers .cm-gutterElement');
     const line = view.contentDOM.querySelector('.cm-line');
-    const numWidth = gutters ? gutters.getBoundingClientRect().width : 0;
+    const numWidth = gutters ? gutters.width : 0;
+    // CodeMirror's numbers end at their cell's right padding, left of the fold gutter.
+    const numPad = gutters && numbers ? gutters.right - numbers.getBoundingClientRect().right + parseFloat(getComputedStyle(numbers).paddingRight) : 0;
     const textLeft = line ? line.getBoundingClientRect().left - rect.left + parseFloat(getComputedStyle(line).paddingLeft) : numWidth;
+    // The gutters' background and border as one column, so that rows of fractional height leave no seams.
+    this.layer.style.background = `linear-gradient(to right, var(--bg-soft) ${numWidth - 1}px, var(--border) ${numWidth - 1}px ${numWidth}px, var(--bg) ${numWidth}px)`;
     this.layer.style.width = `${s.clientWidth}px`;
     this.layer.style.tabSize = String(view.state.tabSize);
     this.layer.classList.add('cm-fast-on');
     gapWatch(view)?.disconnect();
-    return { docTop: this.docTopIn(s), height: s.clientHeight, numWidth, textLeft, chars: Math.ceil(s.clientWidth / view.defaultCharacterWidth) + 2 };
+    return { docTop: this.docTopIn(s), height: s.clientHeight, numWidth, numPad, textLeft, chars: Math.ceil(s.clientWidth / view.defaultCharacterWidth) + 2 };
   }
 
   /** Draws the lines in view with the scroller at `top`, reusing one element per line. */
@@ -179,6 +183,7 @@ class FastScrollLayer {
     el.style.top = `${block.top - top}px`;
     el.style.height = `${block.height}px`;
     num.style.width = `${frame.numWidth}px`;
+    num.style.paddingRight = `${frame.numPad}px`;
     num.textContent = String(line.number);
     let glyph = '';
     glyphs?.between(line.from, line.from, (_f, _t, g) => {
