@@ -207,6 +207,35 @@ describe('fast scrolling through a dump', () => {
     await expect.poll(() => ada.page.locator('.cm-activeLine').textContent()).toBe(pressedOn);
   });
 
+  it('colours the lines in the frame it hands back, even after a short flick', async () => {
+    // Three fast steps, then every frame until the layer hands back: in that frame the line at the
+    // top must already have coloured tokens (a highlight range in its text).
+    const painted = await ada.page.evaluate(async () => {
+      const s = document.querySelector('.cm-scroller') as HTMLElement;
+      const frame = () => new Promise((r) => requestAnimationFrame(r));
+      s.scrollTop = 0;
+      await new Promise((r) => setTimeout(r, 300));
+      for (const d of [2400, 2400, 2400]) {
+        await frame();
+        s.scrollTop += d;
+      }
+      const layer = s.querySelector('.cm-fast-layer') as HTMLElement;
+      await frame();
+      const wasOn = getComputedStyle(layer).display !== 'none';
+      while (getComputedStyle(layer).display !== 'none') await frame();
+      const top = s.getBoundingClientRect().top + 8;
+      const line = [...s.querySelectorAll('.cm-content .cm-line')].find((l) => {
+        const b = l.getBoundingClientRect();
+        return b.top <= top && b.bottom > top;
+      });
+      let ranges = 0;
+      CSS.highlights.forEach((h) => h.forEach((r) => { if (line?.contains((r as StaticRange).startContainer)) ranges++; }));
+      return { wasOn, ranges };
+    });
+    expect(painted.wasOn).toBe(true);
+    expect(painted.ranges).toBeGreaterThan(0);
+  });
+
   it('is not used with wrapped lines', async () => {
     await ada.page.getByRole('checkbox', { name: 'Wrap lines' }).check();
     await ada.page.locator('.cm-line', { hasText: 'L00001' }).waitFor();

@@ -5,6 +5,17 @@ import { SETTLE_MS, isFastScroll } from './scroll-speed';
 /** CodeMirror redraws when its drawn lines reach within this many pixels of the visible edge (its `MaxCoverMargin`). */
 const COVER_PX = 250;
 
+/** Editors whose layer is handing the lines back to CodeMirror right now (see `handingBack`). */
+const handing = new WeakSet<EditorView>();
+
+/**
+ * True while `view`'s fast-scroll layer hands the lines back, i.e. during the CodeMirror redraw
+ * that ends a fast scroll: that redraw is the scroll settling, not a step of it.
+ */
+export function handingBack(view: EditorView): boolean {
+  return handing.has(view);
+}
+
 /** Where the layer reads the marks and line glyphs it repeats (the annotations'). */
 export interface FastScrollSource {
   readonly marks: (state: EditorState) => DecorationSet | undefined;
@@ -204,10 +215,12 @@ class FastScrollLayer {
     const watch = gapWatch(this.view);
     for (const gap of watch ? gapsOf(this.view) : []) watch?.observe(gap);
     this.passing = true;
+    handing.add(this.view);
     try {
       this.view.scrollDOM.dispatchEvent(new Event('scroll'));
     } finally {
       this.passing = false;
+      handing.delete(this.view);
     }
     this.layer.classList.remove('cm-fast-on');
   };

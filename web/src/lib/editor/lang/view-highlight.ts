@@ -1,6 +1,7 @@
 import { StringStream, type StreamParser } from '@codemirror/language';
 import { RangeSetBuilder, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { handingBack } from '../fast-scroll';
 import { SETTLE_MS, isFastScroll } from '../scroll-speed';
 import { TokenPainter, canPaintTokens, paintGroup } from './token-paint';
 
@@ -129,7 +130,8 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         const now = performance.now();
         const line = view.state.doc.lineAt(view.viewport.from).number;
         const gap = now - this.lastAt;
-        const fast = isFastScroll(gap, line - this.lastLine);
+        // The redraw that ends a fast scroll drawn by the layer is the scroll settling: painted at once.
+        const fast = !handingBack(view) && isFastScroll(gap, line - this.lastLine);
         this.lastLine = line;
         this.lastAt = now;
         clearTimeout(this.settle);
