@@ -27,6 +27,19 @@ describe('web app routes', () => {
     expect((await app.request('/missing.js')).status).toBe(404);
   });
 
+  it('answers an unknown path with a page that links to the lobby and never repeats the path', async () => {
+    const app = webRoutes({ config: resolveConfig({ webDir: dir }) });
+    for (const path of ['/nope', '/rooms/abc', '/%3Cimg%20src=x%20onerror=alert(1)%3E']) {
+      const res = await app.request(path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      const page = await res.text();
+      expect(page).toContain('<a href="/">Go to the lobby</a>');
+      expect(page).not.toContain('nope');
+      expect(page).not.toContain('onerror');
+    }
+  });
+
   it('says how to build the app when there is no build', async () => {
     const app = webRoutes({ config: resolveConfig({ webDir: join(dir, 'nope') }) });
     const res = await app.request('/');
