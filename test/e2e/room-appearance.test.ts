@@ -69,6 +69,30 @@ describe('light and dark themes', () => {
       expect(errors).toEqual([]);
     });
   }
+  it('lets the theme switch override the system scheme either way, and readably', async () => {
+    const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    // The switch goes system → light → dark → system.
+    const cases = [
+      { colorScheme: 'light' as const, clicks: 2, expected: 'rgb(22, 24, 29)' },
+      { colorScheme: 'dark' as const, clicks: 1, expected: 'rgb(255, 255, 255)' },
+    ];
+    for (const { colorScheme, clicks, expected } of cases) {
+      const p = await openAs(browser, room.links.viewer, 'Vi', errors, { colorScheme });
+      const line = p.page.locator('.cm-line', { hasText: '%multiply.1 = f32' });
+      await line.waitFor();
+      const system = await background(p.page);
+      for (let i = 0; i < clicks; i++) await p.page.getByRole('button', { name: /^Theme: / }).click();
+      expect(await background(p.page)).toBe(expected);
+      await line.hover({ position: { x: 40, y: 5 } });
+      await p.page.locator('.cm-ir-hover').waitFor();
+      for (const [what, ratio] of Object.entries(await contrasts(p.page))) expect(ratio, `${what}, ${colorScheme} system, switched`).toBeGreaterThanOrEqual(MIN_CONTRAST);
+      // Back to following the system.
+      for (let i = clicks; i < 3; i++) await p.page.getByRole('button', { name: /^Theme: / }).click();
+      expect(await background(p.page)).toBe(system);
+      await p.context.close();
+    }
+    expect(errors).toEqual([]);
+  });
 });
 
 describe('the room on a small laptop screen', () => {

@@ -3,17 +3,17 @@ import type { Extension } from '@codemirror/state';
 import { tags as t } from '@lezer/highlight';
 import { EditorView } from '@codemirror/view';
 
-/** The colour of each token group (`--syn-*` CSS variables with fixed fallbacks, so both themes read well). */
+/** The colour of each token group: `--syn-*` CSS variables, one light and one dark value each (`styles.css`). */
 const COLOUR = {
-  keyword: 'var(--syn-keyword, #7c3aed)',
-  type: 'var(--syn-type, #0f766e)',
-  var: 'var(--syn-var, #1e40af)',
-  def: 'var(--syn-def, #1d4ed8)',
-  fn: 'var(--syn-fn, #b45309)',
-  attr: 'var(--syn-attr, #9333ea)',
-  number: 'var(--syn-number, #c2410c)',
-  string: 'var(--syn-string, #15803d)',
-  comment: 'var(--syn-comment, #6b7280)',
+  keyword: 'var(--syn-keyword)',
+  type: 'var(--syn-type)',
+  var: 'var(--syn-var)',
+  def: 'var(--syn-def)',
+  fn: 'var(--syn-fn)',
+  attr: 'var(--syn-attr)',
+  number: 'var(--syn-number)',
+  string: 'var(--syn-string)',
+  comment: 'var(--syn-comment)',
 } as const;
 
 /** The groups painted as `CSS.highlights` (see `TokenPainter`); definitions stay marks, for their weight. */
