@@ -113,6 +113,44 @@ describe('live session', () => {
     }
   });
 
+  it('moves followers along while the presenter drags through the dump, before the drag settles', async () => {
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await bo.page.getByText('Following Ada').waitFor();
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+    // Bo's page notes when its top line first goes above line 4,900 (by the clock both pages share).
+    await bo.page.evaluate(() => {
+      const s = document.querySelector('.cm-scroller') as HTMLElement;
+      const h = (document.querySelector('.cm-line') as HTMLElement).getBoundingClientRect().height;
+      const w = window as { __movedAt?: number };
+      const watch = () => {
+        if (s.scrollTop / h + 1 < 4900) w.__movedAt = Date.now();
+        else requestAnimationFrame(watch);
+      };
+      watch();
+    });
+    // Ada drags up fast for a second and a half: the fast-scroll layer draws it until it settles.
+    const drag = await ada.page.evaluate(async () => {
+      const s = document.querySelector('.cm-scroller') as HTMLElement;
+      const layer = s.querySelector('.cm-fast-layer') as HTMLElement;
+      let layerSeen = false;
+      for (let i = 0; i < 90; i++) {
+        await new Promise((r) => requestAnimationFrame(r));
+        s.scrollTop -= 400;
+        layerSeen ||= getComputedStyle(layer).display !== 'none';
+      }
+      return { endedAt: Date.now(), layerSeen };
+    });
+    expect(drag.layerSeen).toBe(true);
+    const movedAt = await bo.page.evaluate(() => (window as { __movedAt?: number }).__movedAt ?? Infinity);
+    expect(movedAt).toBeLessThan(drag.endedAt);
+
+    // Back to line 5,000 with Bo, who then stops following, as the tests below expect.
+    await scrollToLine(ada.page, 5000);
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+    await bo.page.getByRole('button', { name: 'Stop following' }).click();
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+  });
+
   it('lets the presenter spotlight a range for the room', async () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await selectLine(ada.page, 'L05002');

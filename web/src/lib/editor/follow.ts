@@ -28,13 +28,19 @@ export interface ViewReport {
 
 /**
  * Reports the top line and selection whenever the user scrolls or selects (at most once per frame),
- * so a presenter can drive followers by line rather than pixels.
+ * so a presenter can drive followers by line rather than pixels. Scrolls are watched by a capturing
+ * listener on the editor's root, so that a fast scroll drawn by the fast-scroll layer (which holds
+ * CodeMirror's own scroll handling back) is reported as it goes.
  */
 export function viewReporter(report: (r: ViewReport) => void): Extension {
   return ViewPlugin.fromClass(
     class {
       private frame = 0;
+      private readonly onScroll = (e: Event) => {
+        if (e.target === this.view.scrollDOM) this.schedule();
+      };
       constructor(private readonly view: EditorView) {
+        view.dom.addEventListener('scroll', this.onScroll, { capture: true });
         this.schedule();
       }
       update(u: ViewUpdate) {
@@ -51,9 +57,9 @@ export function viewReporter(report: (r: ViewReport) => void): Extension {
       }
       destroy() {
         if (this.frame) cancelAnimationFrame(this.frame);
+        this.view.dom.removeEventListener('scroll', this.onScroll, { capture: true });
       }
     },
-    { eventHandlers: { scroll() { this.schedule(); } } },
   );
 }
 
