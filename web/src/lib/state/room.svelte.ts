@@ -281,15 +281,18 @@ export class RoomState {
   }
 
   /**
-   * Uploads texts as dumps and opens the last one, telling the room where this person is; that
+   * Opens a document this person chose (from the list, an annotation, a capture, an upload): that
    * stops following, or the presenter's document would be opened again at once.
    */
+  openChosen(docId: string): void {
+    this.following = false;
+    this.open(docId);
+  }
+
+  /** Uploads texts as dumps and opens the last one (see `openChosen`). */
   async upload(files: readonly { title: string; text: string }[]): Promise<void> {
     const last = await this.docs.upload(files);
-    if (last) {
-      this.following = false;
-      this.open(last);
-    }
+    if (last) this.openChosen(last);
   }
 
   /** Reports this person's view; presenters also drive followers with it (only they read the top line). */
