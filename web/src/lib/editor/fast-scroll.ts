@@ -29,10 +29,7 @@ type Glyphs = RangeSet<RangeValue & { readonly elementClass?: string }>;
 interface Frame {
   readonly docTop: number;
   readonly height: number;
-  /** The line-number cell: its width (the gutters') and its right padding (up to where CodeMirror's numbers end). */
-  readonly numWidth: number;
-  readonly numPad: number;
-  readonly textLeft: number;
+  /** Characters drawn per line: what fits in the scroller's width. */
   readonly chars: number;
 }
 
@@ -56,8 +53,12 @@ export function fastScroll(source: FastScrollSource): Extension {
       '.cm-fast-layer.cm-fast-on': { display: 'block' },
       '.cm-fast-layer.cm-fast-on ~ .cm-content': { visibility: 'hidden' },
       '.cm-fast-line': { position: 'absolute', left: '0', right: '0', whiteSpace: 'pre', overflow: 'hidden' },
-      '.cm-fast-num': { position: 'absolute', top: '0', bottom: '0', left: '0', boxSizing: 'border-box', paddingLeft: '14px', textAlign: 'right', color: 'var(--fg-muted)' },
-      '.cm-fast-text': { position: 'absolute', top: '0' },
+      // The geometry measured once per fast scroll (`start`) comes in as variables set on the layer.
+      '.cm-fast-num': {
+        position: 'absolute', top: '0', bottom: '0', left: '0', boxSizing: 'border-box', width: 'var(--fast-num-width)',
+        padding: '0 var(--fast-num-pad) 0 14px', textAlign: 'right', color: 'var(--fg-muted)',
+      },
+      '.cm-fast-text': { position: 'absolute', top: '0', left: 'var(--fast-text-left)' },
     }),
   ];
 }
@@ -138,13 +139,17 @@ class FastScrollLayer {
     // CodeMirror's numbers end at their cell's right padding, left of the fold gutter.
     const numPad = gutters && numbers ? gutters.right - numbers.getBoundingClientRect().right + parseFloat(getComputedStyle(numbers).paddingRight) : 0;
     const textLeft = line ? line.getBoundingClientRect().left - rect.left + parseFloat(getComputedStyle(line).paddingLeft) : numWidth;
+    const style = this.layer.style;
     // The gutters' background and border as one column, so that rows of fractional height leave no seams.
-    this.layer.style.background = `linear-gradient(to right, var(--bg-soft) ${numWidth - 1}px, var(--border) ${numWidth - 1}px ${numWidth}px, var(--bg) ${numWidth}px)`;
-    this.layer.style.width = `${s.clientWidth}px`;
-    this.layer.style.tabSize = String(view.state.tabSize);
+    style.background = `linear-gradient(to right, var(--bg-soft) ${numWidth - 1}px, var(--border) ${numWidth - 1}px ${numWidth}px, var(--bg) ${numWidth}px)`;
+    style.setProperty('--fast-num-width', `${numWidth}px`);
+    style.setProperty('--fast-num-pad', `${numPad}px`);
+    style.setProperty('--fast-text-left', `${textLeft}px`);
+    style.width = `${s.clientWidth}px`;
+    style.tabSize = String(view.state.tabSize);
     this.layer.classList.add('cm-fast-on');
-    gapWatch(view)?.disconnect();
-    return { docTop: this.docTopIn(s), height: s.clientHeight, numWidth, numPad, textLeft, chars: Math.ceil(s.clientWidth / view.defaultCharacterWidth) + 2 };
+    gapWatch(view)?.observer.disconnect();
+    return { docTop: this.docTopIn(s), height: s.clientHeight, chars: Math.ceil(s.clientWidth / view.defaultCharacterWidth) + 2 };
   }
 
   /** Draws the lines in view with the scroller at `top`, reusing one element per line. */
@@ -159,7 +164,7 @@ class FastScrollLayer {
     let n = 0;
     let block: BlockInfo = first;
     for (;;) {
-      this.drawLine(this.lineElement(n++), block, first.top, marks, glyphs);
+      this.drawLine(this.lineElement(n++), block, first.top, frame.chars, marks, glyphs);
       if (block.to >= state.doc.length || block.bottom >= seenTop + frame.height) break;
       block = view.lineBlockAt(block.to + 1);
     }
@@ -182,19 +187,15 @@ class FastScrollLayer {
     return el;
   }
 
-  private drawLine(el: HTMLDivElement, block: BlockInfo, top: number, marks: DecorationSet | undefined, glyphs: Glyphs | undefined): void {
-    const { frame } = this;
-    if (!frame) return;
+  private drawLine(el: HTMLDivElement, block: BlockInfo, top: number, chars: number, marks: DecorationSet | undefined, glyphs: Glyphs | undefined): void {
     const doc = this.view.state.doc;
     const line = doc.lineAt(block.from);
-    const end = Math.min(line.to, line.from + frame.chars);
+    const end = Math.min(line.to, line.from + chars);
     const num = el.firstChild as HTMLElement;
     const text = el.lastChild as HTMLElement;
     el.style.display = '';
     el.style.top = `${block.top - top}px`;
     el.style.height = `${block.height}px`;
-    num.style.width = `${frame.numWidth}px`;
-    num.style.paddingRight = `${frame.numPad}px`;
     num.textContent = String(line.number);
     let glyph = '';
     glyphs?.between(line.from, line.from, (_f, _t, g) => {
@@ -202,7 +203,6 @@ class FastScrollLayer {
       return false;
     });
     num.className = glyph ? `cm-fast-num ${glyph}` : 'cm-fast-num';
-    text.style.left = `${frame.textLeft}px`;
     text.replaceChildren(...markedText(doc.sliceString(line.from, end), line.from, marks));
   }
 
@@ -213,7 +213,7 @@ class FastScrollLayer {
     if (!this.frame) return;
     this.frame = null;
     const watch = gapWatch(this.view);
-    for (const gap of watch ? gapsOf(this.view) : []) watch?.observe(gap);
+    for (const gap of watch?.gaps ?? []) watch?.observer.observe(gap);
     this.passing = true;
     handing.add(this.view);
     try {
@@ -236,17 +236,14 @@ class FastScrollLayer {
 /**
  * CodeMirror draws the undrawn parts of a long document as gap elements and redraws as soon as one
  * comes into view (an `IntersectionObserver`), which would redraw during a fast scroll too. Its
- * observer is not public API: the layer pauses it while it shows the lines, and only where it finds
- * it (the pinned `@codemirror/view`; a test fails if it is gone).
+ * observer and the gaps it watches are not public API: the layer pauses the observer while it shows
+ * the lines, and only where it finds it (the pinned `@codemirror/view`; a test fails if it is gone).
  */
-function gapWatch(view: EditorView): IntersectionObserver | null {
-  const observer = (view as unknown as { observer?: { gapIntersection?: unknown } }).observer;
-  return observer?.gapIntersection instanceof IntersectionObserver ? observer.gapIntersection : null;
-}
-
-function gapsOf(view: EditorView): HTMLElement[] {
-  const gaps = (view as unknown as { observer?: { gaps?: unknown } }).observer?.gaps;
-  return Array.isArray(gaps) ? gaps.filter((g): g is HTMLElement => g instanceof HTMLElement) : [];
+function gapWatch(view: EditorView): { readonly observer: IntersectionObserver; readonly gaps: HTMLElement[] } | null {
+  const inner = (view as unknown as { observer?: { gapIntersection?: unknown; gaps?: unknown } }).observer;
+  if (!(inner?.gapIntersection instanceof IntersectionObserver)) return null;
+  const gaps = Array.isArray(inner.gaps) ? inner.gaps.filter((g): g is HTMLElement => g instanceof HTMLElement) : [];
+  return { observer: inner.gapIntersection, gaps };
 }
 
 /** The line's text as text nodes, with the marked parts in spans of the marks' classes. */
