@@ -1,2 +1,3 @@
 export { prepareLocal, type EnsureVenv } from './agent/local';
 export { isLiveProcess } from './testing';
+export { ensureVenv, type EnsureVenvResult } from './venv';
