@@ -8,6 +8,7 @@ import type { CaptureService } from './jobs/service';
 import { jobRoutes } from './jobs/wiring';
 import type { Metrics } from './metrics';
 import { annotationRoutes } from './routes/annotations';
+import { configRoutes } from './routes/config';
 import { documentRoutes } from './routes/documents';
 import { exportRoutes } from './routes/export';
 import { opsRoutes } from './routes/ops';
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
     deps.log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
   app.route('/', opsRoutes(deps));
+  app.route('/api/config', configRoutes(deps));
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));

@@ -1,3 +1,5 @@
+import { defaultRoomCreation, RoomCreation, roomCreationProblem } from './auth/room-policy';
+
 /** SQLite `synchronous` setting for the WAL: see docs/storage.md for what each survives. */
 export const SyncMode = { normal: 'NORMAL', full: 'FULL' } as const;
 export type SyncMode = (typeof SyncMode)[keyof typeof SyncMode];
@@ -48,6 +50,10 @@ export interface Config {
   readonly compactBytes: number;
   /** pino level; default `info`. */
   readonly logLevel: string;
+  /** Who may create rooms (`SEAM_ROOM_CREATION`): `open` on loopback, `invite` elsewhere by default; `open` is refused off loopback. */
+  readonly roomCreation: RoomCreation;
+  /** `SEAM_OPERATOR_TOKEN`: a secret (32+ characters) that creates rooms without an invitation. */
+  readonly operatorToken: string | undefined;
   readonly limits: Limits;
 }
 
@@ -77,12 +83,30 @@ export const DEFAULT_CONFIG: Config = {
   compactCount: 500,
   compactBytes: 4 * 1024 * 1024,
   logLevel: 'info',
+  roomCreation: RoomCreation.open,
+  operatorToken: undefined,
   limits: DEFAULT_LIMITS,
 };
 
 /** Thrown for an environment variable that cannot be used; the message names it. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** The room-creation policy for `host`: `requested` (or the host's default), refused when it is `open` off loopback. */
+function roomCreationFor(requested: string | undefined, host: string): RoomCreation {
+  const mode = requested ? requested.toLowerCase() : defaultRoomCreation(host);
+  if (mode !== RoomCreation.open && mode !== RoomCreation.invite) throw new ConfigError(`SEAM_ROOM_CREATION must be "open" or "invite", got "${requested}"`);
+  const problem = roomCreationProblem(mode, host);
+  if (problem) throw new ConfigError(problem);
+  return mode;
+}
+
+/** An operator token, when given, must be long enough not to be guessed. */
+function operatorTokenFrom(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 32 || /\s/.test(raw)) throw new ConfigError('SEAM_OPERATOR_TOKEN must be at least 32 characters without spaces (e.g. `openssl rand -base64 32`)');
+  return raw;
 }
 
 function int(env: Record<string, string | undefined>, key: string, fallback: number, min = 0): number {
@@ -97,6 +121,7 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * Reads the configuration from environment variables: `PORT` (8080), `HOST` (127.0.0.1),
  * `SEAM_DATA_DIR` (./data), `SEAM_PUBLIC_URL`, `SEAM_RUNNER=off`, `SEAM_SYNC_MODE` (normal|full),
  * `SEAM_WEB_DIR`, `SEAM_IDLE_UNLOAD_S`, `SEAM_COMPACT_COUNT`, `SEAM_COMPACT_BYTES`, `SEAM_LOG_LEVEL`,
+ * `SEAM_ROOM_CREATION` (open|invite; default by `HOST`), `SEAM_OPERATOR_TOKEN`,
  * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
  * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
  * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_ROOMS_PER_MIN`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
@@ -106,9 +131,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const l = DEFAULT_LIMITS;
   const mode = (env.SEAM_SYNC_MODE ?? 'normal').toLowerCase();
   if (mode !== 'normal' && mode !== 'full') throw new ConfigError(`SEAM_SYNC_MODE must be "normal" or "full", got "${mode}"`);
+  const host = env.HOST || d.host;
   return {
     port: int(env, 'PORT', d.port),
-    host: env.HOST || d.host,
+    host,
     dataDir: env.SEAM_DATA_DIR || d.dataDir,
     publicUrl: env.SEAM_PUBLIC_URL || undefined,
     runner: env.SEAM_RUNNER !== 'off',
@@ -118,6 +144,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     compactCount: int(env, 'SEAM_COMPACT_COUNT', d.compactCount, 1),
     compactBytes: int(env, 'SEAM_COMPACT_BYTES', d.compactBytes, 1),
     logLevel: env.SEAM_LOG_LEVEL || d.logLevel,
+    roomCreation: roomCreationFor(env.SEAM_ROOM_CREATION, host),
+    operatorToken: operatorTokenFrom(env.SEAM_OPERATOR_TOKEN),
     limits: {
       maxFrameBytes: int(env, 'SEAM_MAX_FRAME_BYTES', l.maxFrameBytes, 1024),
       updatesPerSecond: int(env, 'SEAM_UPDATES_PER_S', l.updatesPerSecond, 1),
@@ -134,7 +162,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-/** Fills a partial config (as tests pass it) with the defaults, limits merged field by field. */
+/**
+ * Fills a partial config (as tests pass it) with the defaults, limits merged field by field; the
+ * room-creation policy defaults by host and is checked as `loadConfig` checks it.
+ */
 export function resolveConfig(partial: Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits> }): Config {
-  return { ...DEFAULT_CONFIG, ...partial, limits: { ...DEFAULT_LIMITS, ...partial.limits } };
+  const roomCreation = roomCreationFor(partial.roomCreation, partial.host ?? DEFAULT_CONFIG.host);
+  return { ...DEFAULT_CONFIG, ...partial, roomCreation, limits: { ...DEFAULT_LIMITS, ...partial.limits } };
 }

@@ -11,6 +11,13 @@ export const ErrorCode = {
   rateLimited: 'rate_limited',
   conflict: 'conflict',
   internal: 'internal',
+  /** Creating a room needs an invitation or the operator token, and the request carried neither. */
+  invitationRequired: 'invitation_required',
+  /** The credential is neither a known invitation nor the operator token. */
+  invitationInvalid: 'invitation_invalid',
+  invitationRevoked: 'invitation_revoked',
+  invitationExpired: 'invitation_expired',
+  invitationUsedUp: 'invitation_used_up',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -23,6 +30,11 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   rate_limited: 429,
   conflict: 409,
   internal: 500,
+  invitation_required: 401,
+  invitation_invalid: 401,
+  invitation_revoked: 403,
+  invitation_expired: 403,
+  invitation_used_up: 403,
 };
 
 /** The one error type routes throw; `onError` turns it into `{error:{code,message}}` with its status. */

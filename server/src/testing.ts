@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import type { Hono } from 'hono';
 import { CloseCode } from '@seam/shared/protocol';
 import { createApp, type AppDeps } from './app';
-import { resolveConfig, type Limits } from './config';
+import { resolveConfig, type Config, type Limits } from './config';
 import { buildDeps } from './deps';
 
 /** What `POST /api/rooms` answers, as route tests use it. */
@@ -31,10 +31,10 @@ export interface TestApp {
   close(): void;
 }
 
-/** Builds a `TestApp`; `limits` override the defaults field by field. */
-export function testApp(limits: Partial<Limits> = {}): TestApp {
+/** Builds a `TestApp`; `limits` override the defaults field by field, `policy` who may create rooms. */
+export function testApp(limits: Partial<Limits> = {}, policy: Partial<Pick<Config, 'roomCreation' | 'operatorToken'>> = {}): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'seam-app-'));
-  const config = resolveConfig({ dataDir, limits, publicUrl: 'https://seam.test' });
+  const config = resolveConfig({ dataDir, limits, publicUrl: 'https://seam.test', ...policy });
   const deps = buildDeps(config, pino({ level: 'silent' }));
   const app = createApp(deps);
   const call: TestApp['call'] = (method, path, opts = {}) => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Invitations } from '../auth/invitations';
 import { testApp, type TestApp } from '../testing';
 
 let t: TestApp;
@@ -112,5 +113,60 @@ describe('room creation rate', () => {
     } finally {
       limited.close();
     }
+  });
+});
+
+describe('who may create rooms', () => {
+  const OPERATOR = 'operator-secret-of-at-least-32-characters';
+  let inv: TestApp;
+  beforeEach(() => {
+    inv = testApp({}, { roomCreation: 'invite', operatorToken: OPERATOR });
+  });
+  afterEach(() => inv.close());
+  const invitations = () => new Invitations(inv.deps.store.db);
+  const roomCount = () => (inv.deps.store.db.prepare('SELECT COUNT(*) AS n FROM rooms').get() as { n: number }).n;
+  const create = (token?: string) => inv.call('POST', '/api/rooms', { json: { title: 'Lab' }, ...(token ? { token } : {}) });
+
+  it('says which policy holds at GET /api/config', async () => {
+    expect(await (await inv.call('GET', '/api/config')).json()).toEqual({ roomCreation: 'invite' });
+    expect(await (await t.call('GET', '/api/config')).json()).toEqual({ roomCreation: 'open' });
+  });
+
+  it('refuses a request without a credential, or with a room token, with a named error', async () => {
+    const res = await create();
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'invitation_required' } });
+    const bad = await create('not-an-invitation');
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ error: { code: 'invitation_invalid' } });
+    expect(roomCount()).toBe(0);
+  });
+
+  it('spends one use of an invitation per room, and only the header carries it', async () => {
+    const { secret } = invitations().create({ uses: 2 });
+    expect((await inv.call('POST', `/api/rooms?token=${secret}`, { json: { title: 'Lab' } })).status).toBe(401);
+    expect((await create(secret)).status).toBe(201);
+    expect((await create(secret)).status).toBe(201);
+    const third = await create(secret);
+    expect(third.status).toBe(403);
+    expect(await third.json()).toMatchObject({ error: { code: 'invitation_used_up' } });
+    expect(roomCount()).toBe(2);
+  });
+
+  it('does not spend a use on a request it refuses for its body', async () => {
+    const { secret, id } = invitations().create();
+    expect((await inv.call('POST', '/api/rooms', { json: { title: '' }, token: secret })).status).toBe(400);
+    expect(invitations().list().find((i) => i.id === id)?.usesLeft).toBe(1);
+  });
+
+  it('lets the operator token create rooms without spending invitations', async () => {
+    for (let i = 0; i < 3; i++) expect((await create(OPERATOR)).status).toBe(201);
+    expect((await create(`${OPERATOR}x`)).status).toBe(401);
+  });
+
+  it('ignores credentials when creation is open', async () => {
+    const { secret, id } = new Invitations(t.deps.store.db).create();
+    expect((await t.call('POST', '/api/rooms', { json: { title: 'Lab' }, token: secret })).status).toBe(201);
+    expect(new Invitations(t.deps.store.db).list().find((i) => i.id === id)?.usesLeft).toBe(1);
   });
 });

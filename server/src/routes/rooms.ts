@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import { CreateRoomBody, RoleParam, RoomKey, ROLES, SettingKey, type Role } from '@seam/shared/model';
 import { CloseCode } from '@seam/shared/protocol';
 import type { AppDeps } from '../app';
+import { Invitations } from '../auth/invitations';
 import { requireRole } from '../auth/require';
+import { requireRoomCreator } from '../auth/require-creator';
 import { hashToken, newId, newToken } from '../auth/tokens';
 import { ApiError, badRequest, ErrorCode } from '../errors';
 import { AddressLimiter, clientAddress } from '../auth/address-limiter';
@@ -20,6 +22,7 @@ export function roomRoutes(deps: AppDeps): Hono {
   const app = new Hono();
   const limit = limitBody(config.limits.requestBytes, 'request body too large');
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
+  const invitations = new Invitations(store.db);
 
   const creations = new AddressLimiter(config.limits.roomsPerMinute);
 
@@ -31,7 +34,11 @@ export function roomRoutes(deps: AppDeps): Hono {
     const id = newId();
     const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
     const hashes = Object.fromEntries(ROLES.map((r) => [r, hashToken(tokens[r])])) as Record<Role, Buffer>;
-    store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+    // The invitation's use is spent in the transaction that creates the room: both or neither.
+    store.db.transaction(() => {
+      requireRoomCreator(c, config, invitations);
+      store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+    })();
     rooms.get(id).transact((doc) => {
       const settings = doc.getMap(RoomKey.settings);
       settings.set(SettingKey.title, title);

@@ -1,0 +1,28 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import type { Config } from '../config';
+import { ApiError, ErrorCode } from '../errors';
+import { INVITATION_PREFIX, type Invitations } from './invitations';
+import { RoomCreation } from './room-policy';
+import { hashToken, tokenFrom } from './tokens';
+
+/** Whether `given` is the operator token, compared by hash in constant time. */
+function isOperator(given: string, operatorToken: string | undefined): boolean {
+  return operatorToken !== undefined && timingSafeEqual(hashToken(given), hashToken(operatorToken));
+}
+
+/**
+ * Lets a room be created, or throws the named `ApiError`. Under `open` anyone may; under `invite`
+ * the request's `Authorization: Bearer` must be the operator token (nothing is spent) or an
+ * invitation, of which one use is spent here (call it in the transaction that creates the room).
+ * The credential is read from the header only, never from the query string, which logs and
+ * proxies keep.
+ */
+export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations): void {
+  if (config.roomCreation === RoomCreation.open) return;
+  const credential = tokenFrom(c.req.header('authorization'), undefined);
+  if (!credential) throw new ApiError(ErrorCode.invitationRequired, 'creating a room on this server needs an invitation; ask its operator for one');
+  if (isOperator(credential, config.operatorToken)) return;
+  if (!credential.startsWith(INVITATION_PREFIX)) throw new ApiError(ErrorCode.invitationInvalid, 'this is neither an invitation nor the operator token');
+  invitations.redeem(credential);
+}
