@@ -5,3 +5,6 @@ export { RunnerTokens, RUNNER_TOKEN_PREFIX, type RunnerTokenInfo } from './jobs/
 export { openDatabase } from './store/db';
 export { runTokenCli } from './jobs/token-cli';
 export { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from './analyzer';
+export { Invitations, INVITATION_PREFIX, type MintedInvitation } from './auth/invitations';
+export { defaultRoomCreation, isLoopbackHost, RoomCreation, roomCreationProblem } from './auth/room-policy';
+export { runInviteCli } from './cli/invite';

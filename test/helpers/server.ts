@@ -18,6 +18,8 @@ export interface TestServer {
   /** Child servers only: sends a signal (e.g. `SIGKILL`) and resolves when the process has exited. */
   kill?(signal: NodeJS.Signals): Promise<void>;
   readonly child?: ChildProcess;
+  /** Child servers started with `captureLog`: everything the server wrote to stderr (its pino log) so far. */
+  log?(): string;
 }
 
 /** What `POST /api/rooms` answers. */
@@ -39,9 +41,10 @@ function exited(child: ChildProcess): Promise<void> {
 /**
  * Starts a server on port 0 with SQLite in a temp dir (or `opts.dataDir`, kept afterwards), in
  * this process by default or, with `child: true`, as `tsx server/src/main.ts` in a child process
- * (for crash tests). `env` holds extra environment variables (limits, `SEAM_SYNC_MODE`, …).
+ * (for crash tests). `env` holds extra environment variables (limits, `SEAM_SYNC_MODE`, …);
+ * `captureLog` keeps a child's stderr for `log()` instead of passing it through.
  */
-export async function startTestServer(opts: { dataDir?: string; env?: Record<string, string>; child?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { dataDir?: string; env?: Record<string, string>; child?: boolean; captureLog?: boolean } = {}): Promise<TestServer> {
   const owned = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'seam-test-'));
   const cleanup = () => {
@@ -55,8 +58,10 @@ export async function startTestServer(opts: { dataDir?: string; env?: Record<str
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: ROOT,
     env: { ...process.env, SEAM_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', opts.captureLog ? 'pipe' : 'inherit'],
   });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const onExit = (code: number | null, signal: string | null) => reject(new Error(`server exited with ${code ?? signal} before it listened`));
@@ -80,6 +85,7 @@ export async function startTestServer(opts: { dataDir?: string; env?: Record<str
     port,
     dataDir,
     child,
+    ...(opts.captureLog ? { log: () => stderr } : {}),
     kill: async (signal) => {
       child.kill(signal);
       await exited(child);
