@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { buildExport, exportToMarkdown, readAnnotations, ROLES, type RoomExport } from '@seam/shared/model';
+import { buildExport, exportToJson, exportToMarkdown, readAnnotations, ROLES, type RoomExport } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { roomTitle } from '../room-title';
@@ -13,38 +13,38 @@ function fileName(title: string): string {
 /**
  * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents, then each
  * annotation with its quoted lines, kind, size, thread and status), for any role. The browser's
- * Export button builds the same text with the same shared code.
+ * Export button builds the same text with the same shared code. Whatever members wrote comes out as
+ * inert text in both forms (no markup, no links).
  */
 export function exportRoutes(deps: AppDeps): Hono {
   const { store, rooms } = deps;
   const app = new Hono();
 
-  const build = (c: Context): RoomExport => {
+  const build = async (c: Context): Promise<RoomExport> => {
     const roomId = c.req.param('id') ?? '';
     requireRole(c, store, roomId, ROLES);
     const doc = rooms.get(roomId).doc;
     const title = roomTitle(doc, store.rooms.get(roomId)?.title ?? roomId);
     const documents = store.documents.list(roomId);
-    const shaOf = new Map(documents.map((d) => [d.id, d.sha256]));
-    const textOf = (docId: string) => {
-      const sha = shaOf.get(docId);
-      return sha === undefined ? undefined : deps.texts.get(sha);
-    };
-    return buildExport({ roomId, title, documents, annotations: readAnnotations(doc), textOf, now: Date.now() });
+    const annotations = readAnnotations(doc);
+    // The texts the annotations quote, decompressed off the event loop before the export is built.
+    const quoted = new Set(annotations.map((a) => a.docId));
+    const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
+    return buildExport({ roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now() });
   };
 
-  app.get('/:id/export.md', (c) => {
-    const e = build(c);
+  app.get('/:id/export.md', async (c) => {
+    const e = await build(c);
     c.header('Content-Disposition', `attachment; filename="${fileName(e.room.title)}.md"`);
     c.header('Cache-Control', 'no-store');
     return c.body(exportToMarkdown(e), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
 
-  app.get('/:id/export.json', (c) => {
-    const e = build(c);
+  app.get('/:id/export.json', async (c) => {
+    const e = await build(c);
     c.header('Content-Disposition', `attachment; filename="${fileName(e.room.title)}.json"`);
     c.header('Cache-Control', 'no-store');
-    return c.json(e);
+    return c.body(exportToJson(e), 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
 
   return app;

@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Annotation } from './annotation';
 import { quoteOf } from './annotation';
 import type { DocumentMeta } from './document';
-import { buildExport, exportToMarkdown, formatBytes } from './export';
+import { buildExport, exportToJson, exportToMarkdown, formatBytes, type ExportedAnnotation, type RoomExport } from './export';
 
 const TEXT = ['HloModule m', '', 'ENTRY main {', '  %p = f32[4]{0} parameter(0)', '  %fusion.3 = bf16[8192,8192]{1,0} fusion(%p), kind=kLoop, calls=%fc', '}'].join('\n');
 const DOCS: DocumentMeta[] = [
@@ -71,3 +72,130 @@ describe('room export', () => {
     expect(formatBytes(1536)).toBe('1,536 B (1.5 KiB)');
   });
 });
+
+/** What an attacker types into titles, names, bodies and instructions, and what dumps may hold. */
+const HOSTILE = [
+  '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '<!-- x -->', '</p>', '<a href="javascript:alert(1)">x</a>',
+  '[x](javascript:alert(1))', '[x]( javascript:alert(1) "t")', '![i](data:text/html;base64,PHNjcmlwdD4=)', '[v](vbscript:msgbox)',
+  '<javascript:alert(1)>', '<data:text/html,<b>>', '[ref]: javascript:alert(1)', '[ref]', '[x][ref]', 'javascript:alert(1)',
+  '`', '``', '```', '````', '~~~', '\\', '\\[', '&lt;script&gt;', '&#60;', '\n', '\r\n', '\r', '\n\n# heading\n', '\n- item', '\n> quote',
+  '    indented', '*', '**', '_', '|', '---', '===', '<', '>', '[', ']', '(', ')', '!',
+];
+const hostile = fc.array(fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ maxLength: 6 })), { maxLength: 10 }).map((parts) => parts.join(''));
+
+/** Removes the code spans of one Markdown line (CommonMark: a backtick run closed by the next run of the same length). */
+function withoutCodeSpans(line: string): string {
+  let out = '';
+  for (let i = 0; i < line.length;) {
+    if (line[i] === '\\') {
+      out += line.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (line[i] !== '`') {
+      out += line[i];
+      i++;
+      continue;
+    }
+    const run = /^`+/.exec(line.slice(i))![0];
+    let close = -1;
+    for (const m of line.slice(i + run.length).matchAll(/`+/g)) {
+      if (m[0].length === run.length) {
+        close = i + run.length + m.index;
+        break;
+      }
+    }
+    if (close < 0) {
+      out += run;
+      i += run.length;
+    } else {
+      out += ' ';
+      i = close + run.length;
+    }
+  }
+  return out;
+}
+
+/** Characters `ch` in `line` not escaped by a backslash. */
+function unescaped(line: string, ch: string): number {
+  let n = 0;
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] === '\\') i++;
+    else if (line[i] === ch) n++;
+  }
+  return n;
+}
+
+/** Splits Markdown into the lines outside fenced code blocks and the blocks themselves (CommonMark fences). */
+function scanMarkdown(md: string): { outside: string[]; blocks: { fence: string; content: string }[] } {
+  const outside: string[] = [];
+  const blocks: { fence: string; content: string }[] = [];
+  let open: { fence: string; lines: string[] } | null = null;
+  for (const line of md.split(/\r\n|\r|\n/)) {
+    if (open) {
+      const close = /^ {0,3}(`+)[ \t]*$/.exec(line);
+      if (close && close[1]!.length >= open.fence.length) {
+        blocks.push({ fence: open.fence, content: open.lines.join('\n') });
+        open = null;
+      } else {
+        open.lines.push(line);
+      }
+      continue;
+    }
+    const opening = /^ {0,3}(`{3,})[^`]*$/.exec(line) ?? /^ {0,3}(~{3,})/.exec(line);
+    if (opening) open = { fence: opening[1]!, lines: [] };
+    else outside.push(line);
+  }
+  expect(open, 'every fence is closed').toBeNull();
+  return { outside, blocks };
+}
+
+describe('room export of hostile text', () => {
+  const exported = fc.record({
+    title: hostile, docTitle: hostile, name: hostile, body: hostile, reply: hostile, replier: hostile, instruction: hostile, quoted: hostile, docId: hostile,
+  }).map((h): { e: RoomExport; quoted: string } => {
+    const a: ExportedAnnotation = {
+      id: 'a1', docId: h.docId, from: 0, to: 1, quote: { prefix: '', exact: h.quoted, suffix: '' }, kind: 'note', body: h.body,
+      author: { id: 'u', name: h.name, color: '#000' }, createdAt: 0, resolved: false, instruction: h.instruction,
+      replies: [{ id: 'r1', body: h.reply, author: { id: 'v', name: h.replier, color: '#000' }, createdAt: 1 }],
+      document: h.docTitle, quoted: h.quoted, detached: true,
+    };
+    const e: RoomExport = {
+      format: 'seam-room-export', version: 1, room: { id: 'r', title: h.title }, exportedAt: 0,
+      documents: [{ id: 'd', title: h.docTitle, kind: 'text', bytes: 1, sha256: 'x', createdAt: 0 }], annotations: [a],
+    };
+    return { e, quoted: h.quoted };
+  });
+
+  it('writes Markdown with no tag, no link of any scheme, no heading of its own and fences longer than any backtick run they hold', () => {
+    fc.assert(fc.property(exported, ({ e, quoted }) => {
+      const md = exportToMarkdown(e);
+      const { outside, blocks } = scanMarkdown(md);
+      expect(blocks.map((b) => b.content)).toEqual([quoted.replace(/\r\n|\r/g, '\n')]);
+      for (const b of blocks) expect(b.fence.length).toBeGreaterThan(Math.max(0, ...[...b.content.matchAll(/`+/g)].map((m) => m[0].length)));
+      for (const line of outside.map(withoutCodeSpans)) {
+        expect(line).not.toContain('<');
+        expect(unescaped(line, '[')).toBe(0);
+        expect(unescaped(line, ']')).toBe(0);
+        expect(line).not.toMatch(/(^|[^\\])`/);
+      }
+      expect(outside.filter((l) => l.startsWith('#'))).toEqual([`# ${outside[0]!.slice(2)}`, '## Documents', '## Annotations (1)', expect.stringMatching(/^### \*\*note\*\* · /)]);
+      expect(outside.filter((l) => /^\s*[~`]{3}/.test(l))).toEqual([]);
+      expect(outside.filter((l) => /^> ([#+=|-]|\d+[.)])/.test(l))).toEqual([]);
+    }), { numRuns: 300 });
+  });
+
+  it('writes JSON with no raw angle bracket or ampersand that still reads back as the same export', () => {
+    fc.assert(fc.property(exported, ({ e }) => {
+      const json = exportToJson(e);
+      expect(json).not.toMatch(/[<>&\u2028\u2029]/);
+      expect(JSON.parse(json)).toEqual(e);
+    }), { numRuns: 200 });
+  });
+
+  it('keeps hostile text readable: entities and escapes, not dropped characters', () => {
+    const md = exportToMarkdown({ ...buildExport({ roomId: 'r', title: '<b>[x](javascript:alert(1))</b>', documents: [], annotations: [], textOf: () => undefined, now: 0 }) });
+    expect(md.split('\n')[0]).toBe('# &lt;b&gt;\\[x\\](javascript:alert(1))&lt;/b&gt;');
+  });
+});
+

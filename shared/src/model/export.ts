@@ -93,48 +93,91 @@ export function formatBytes(n: number): string {
   return u < 0 ? exact : `${exact} (${Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]})`;
 }
 
-/** A fence longer than any backtick run in `text`, so dump text can never close it early. */
-function fence(text: string): string {
+/** Length of the longest run of backticks in `text` (0 when it has none). */
+function longestBackticks(text: string): number {
   let longest = 0;
   for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
+  return longest;
 }
 
-/** One line of user text for a Markdown line: line breaks become spaces. */
-function inline(s: string): string {
-  return s.replace(/\s*\n\s*/g, ' ').trim();
+/** A fence longer than any backtick run in `text`, so dump text can never close it early. */
+function fence(text: string): string {
+  return '`'.repeat(Math.max(3, longestBackticks(text) + 1));
 }
 
-/** Block quote of a multi-line body. */
+/**
+ * User or dump text as inert Markdown text on one line: line breaks become spaces; `&`, `<` and
+ * `>` become entities, so no HTML tag, comment or autolink can start; `[` and `]` are escaped, so
+ * no link, image or link definition can form (whatever its scheme); and the characters of code
+ * spans, emphasis and strikethrough are escaped too, so the text reads as it was written.
+ */
+function text(s: string): string {
+  return s
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .trim()
+    .replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'))
+    .replace(/[\\`*_[\]~]/g, '\\$&');
+}
+
+/** `text(s)` for the start of a line: a leading `#`, `-`, `+`, `=`, `|` or `1.` is escaped too, so it opens no heading, list, rule or table. */
+function lineText(s: string): string {
+  return text(s).replace(/^[#+=|-]/, '\\$&').replace(/^(\d+)([.)])/, '$1\\$2');
+}
+
+/** One line of dump text as a code span: delimited by more backticks than it holds, so it cannot end early. */
+function codeSpan(s: string): string {
+  const flat = s.replace(/[\r\n]+/g, ' ');
+  const tick = '`'.repeat(longestBackticks(flat) + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+  return `${tick}${pad}${flat}${pad}${tick}`;
+}
+
+/** Block quote of a multi-line body, each line inert text. */
 function quoteBlock(s: string): string {
-  return s.split('\n').map((l) => `> ${l}`).join('\n');
+  return s.split(/\r\n|\r|\n/).map((l) => `> ${lineText(l)}`).join('\n');
+}
+
+/** An ISO time, or `unknown time` for a value no date can hold. */
+function isoTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? 'unknown time' : d.toISOString();
 }
 
 function annotationMarkdown(a: ExportedAnnotation): string {
-  const head = [`**${a.kind}**`];
-  if (a.instruction) head.push(`\`${a.instruction.replace(/`/g, '')}\``);
+  const head = [`**${text(a.kind)}**`];
+  if (a.instruction) head.push(codeSpan(a.instruction));
   if (a.bytes !== undefined) head.push(formatBytes(a.bytes));
   if (a.traffic !== undefined) head.push(`${formatBytes(a.traffic)} traffic`);
   head.push(a.resolved ? 'resolved' : 'open');
   if (a.detached) head.push('detached');
-  const where = a.lineFrom === undefined ? a.document : `${a.document}, ${a.lineFrom === a.lineTo ? `line ${a.lineFrom}` : `lines ${a.lineFrom}–${a.lineTo}`}`;
-  const f = fence(a.quoted);
-  const out = [`### ${head.join(' · ')}`, '', `${inline(where)} — ${inline(a.author.name)}, ${new Date(a.createdAt).toISOString()}`, '', f, a.quoted, f];
+  const where = a.lineFrom === undefined ? lineText(a.document) : `${lineText(a.document)}, ${a.lineFrom === a.lineTo ? `line ${a.lineFrom}` : `lines ${a.lineFrom}–${a.lineTo}`}`;
+  const quoted = a.quoted.replace(/\r\n?/g, '\n');
+  const f = fence(quoted);
+  const out = [`### ${head.join(' · ')}`, '', `${where} — ${text(a.author.name)}, ${isoTime(a.createdAt)}`, '', f, quoted, f];
   if (a.body.trim()) out.push('', quoteBlock(a.body));
   if (a.replies.length > 0) {
     out.push('', 'Thread:', '');
-    for (const r of a.replies) out.push(`- **${inline(r.author.name)}**: ${inline(r.body)}`);
+    for (const r of a.replies) out.push(`- **${text(r.author.name)}**: ${text(r.body)}`);
   }
   return out.join('\n');
 }
 
 /** The export as Markdown: title, documents, then each annotation with its quoted lines, kind, size, thread and status. */
 export function exportToMarkdown(e: RoomExport): string {
-  const out = [`# ${inline(e.room.title)}`, '', `Exported ${new Date(e.exportedAt).toISOString()}.`, '', '## Documents', ''];
+  const out = [`# ${text(e.room.title)}`, '', `Exported ${isoTime(e.exportedAt)}.`, '', '## Documents', ''];
   if (e.documents.length === 0) out.push('No documents.');
-  for (const d of e.documents) out.push(`- ${inline(d.title)} (${d.kind}, ${formatBytes(d.bytes)})`);
+  for (const d of e.documents) out.push(`- ${text(d.title)} (${text(d.kind)}, ${formatBytes(d.bytes)})`);
   out.push('', `## Annotations (${e.annotations.length})`);
   if (e.annotations.length === 0) out.push('', 'No annotations.');
   for (const a of e.annotations) out.push('', annotationMarkdown(a));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The export as JSON text in which `<`, `>` and `&` never appear raw (each is a `\u` escape, as
+ * are U+2028 and U+2029), so nothing that sniffs or embeds the file can find markup in it. It
+ * parses to the same value as `JSON.stringify` gives.
+ */
+export function exportToJson(e: RoomExport): string {
+  return JSON.stringify(e, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
