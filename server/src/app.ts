@@ -14,6 +14,7 @@ import { exportRoutes } from './routes/export';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
+import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
 import type { Store } from './store';
 import type { TextCache } from './store/text-cache';
 import type { Rooms } from './sync/rooms';
@@ -41,7 +42,10 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: ErrorCode.rateLimited,
 };
 
-/** Builds the HTTP app: the JSON API, `/healthz`, `/metrics`, and the web app. No I/O happens here. */
+/**
+ * Builds the HTTP app: the JSON API, `/healthz`, `/metrics`, and the web app, every response with
+ * the security headers. The only I/O is reading the built `index.html` for its inline script hashes.
+ */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.use(async (c, next) => {
@@ -50,6 +54,8 @@ export function createApp(deps: AppDeps): Hono {
     // The path only: a query string may carry a token.
     deps.log.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
+  app.use(securityHeaders(webAppScriptHashes(deps.config.webDir)));
+  app.use('/api/*', apiNoStore);
   app.route('/', opsRoutes(deps));
   app.route('/api/config', configRoutes(deps));
   app.route('/api/rooms', roomRoutes(deps));

@@ -11,6 +11,10 @@ export const ErrorCode = {
   rateLimited: 'rate_limited',
   conflict: 'conflict',
   internal: 'internal',
+  /** A non-owner wrote into a room its owner has locked (every REST write path says so alike). */
+  roomLocked: 'room_locked',
+  /** A runner token acted for a runner name or a job that is not its own. */
+  wrongRunner: 'wrong_runner',
   /** Creating a room needs an invitation or the operator token, and the request carried neither. */
   invitationRequired: 'invitation_required',
   /** The credential is neither a known invitation nor the operator token. */
@@ -30,6 +34,8 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   rate_limited: 429,
   conflict: 409,
   internal: 500,
+  room_locked: 403,
+  wrong_runner: 403,
   invitation_required: 401,
   invitation_invalid: 401,
   invitation_revoked: 403,
@@ -57,6 +63,7 @@ export const unauthorized = () => new ApiError(ErrorCode.unauthorized, 'a valid 
 export const forbidden = (m: string) => new ApiError(ErrorCode.forbidden, m);
 export const notFound = (m: string) => new ApiError(ErrorCode.notFound, m);
 export const tooLarge = (m: string) => new ApiError(ErrorCode.tooLarge, m);
+export const roomLocked = () => new ApiError(ErrorCode.roomLocked, 'the room is locked: only its owner may write until it is unlocked');
 
 /** Every problem zod found, as `path: message` joined by `; `; a problem with the whole value says `body`. */
 export function issuesMessage(error: z.ZodError): string {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CloseCode, CLOSE_REASONS, MAX_RUNNER_FRAME } from '@seam/shared/protocol';
+import { refuseUpgrade } from '../security-headers';
 import { bearer } from './runner-auth';
 import type { CaptureService } from './service';
 
@@ -25,7 +26,7 @@ export function createRunnerEndpoint(service: CaptureService): RunnerEndpoint {
       if (path !== RUNNER_PATH) return false;
       const token = service.tokens.verify(bearer(req.headers.authorization) ?? '');
       if (!token) {
-        socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        void refuseUpgrade(socket, 401);
         return true;
       }
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

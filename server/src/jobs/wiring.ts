@@ -5,6 +5,7 @@ import { ROLES, RoomKey, SettingKey } from '@seam/shared/model';
 import type Database from 'better-sqlite3';
 import { requireRole } from '../auth/require';
 import { ingestDocument, type IngestDeps } from '../ingest';
+import { assertUnlocked } from '../room-lock';
 import { captureRoutes } from '../routes/captures';
 import { runnerRoutes } from '../routes/runners';
 import type { Store } from '../store';
@@ -25,7 +26,7 @@ export function jobRoutes(deps: { readonly store: Store; readonly rooms: Rooms; 
   const roleOf = (c: Context, roomId: string) => requireRole(c, deps.store, roomId, ROLES).role;
   const allowAnnotatorCapture = (roomId: string) => deps.rooms.get(roomId).doc.getMap(RoomKey.settings).get(SettingKey.allowAnnotatorCapture) === true;
   const app = new Hono();
-  app.route('/', captureRoutes({ jobs: deps.jobs, roleOf, allowAnnotatorCapture }));
+  app.route('/', captureRoutes({ jobs: deps.jobs, roleOf, allowAnnotatorCapture, assertUnlocked: (roomId, role) => assertUnlocked(deps.rooms, roomId, role) }));
   app.route('/', runnerRoutes({ jobs: deps.jobs, roleOf }));
   return app;
 }

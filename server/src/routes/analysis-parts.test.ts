@@ -53,7 +53,7 @@ describe('analysis parts API', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.headers.get('content-encoding')).toBe('gzip');
-    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(res.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     const etag = res.headers.get('etag');
     expect(etag).toBe(`"${sha}.views.${ANALYSIS_PARTS_VERSION}"`);
     expect(JSON.parse(gunzipSync(Buffer.from(await res.arrayBuffer())).toString('utf8'))).toMatchObject({ version: ANALYSIS_PARTS_VERSION });

@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import {
-  addAnnotation, addReply, annotationsMap, CreateAnnotationBody, CreateReplyBody, deleteAnnotation, mayWrite,
-  PatchAnnotationBody, quoteOf, readAnnotation, readAnnotations, RoomKey, ROLES, setBody, setResolved, SettingKey,
+  addAnnotation, addReply, annotationsMap, CreateAnnotationBody, CreateReplyBody, deleteAnnotation,
+  PatchAnnotationBody, quoteOf, readAnnotation, readAnnotations, ROLES, setBody, setResolved,
   type Annotation, type AnnotationKind, type Author, type AuthorInput, type Role,
 } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole, type Grant } from '../auth/require';
 import { newId } from '../auth/tokens';
-import { badRequest, forbidden, notFound } from '../errors';
+import { badRequest, notFound } from '../errors';
+import { assertUnlocked } from '../room-lock';
 import { limitBody, validate } from './validate';
 
 const WRITERS: readonly Role[] = ['owner', 'annotator'];
@@ -31,10 +32,8 @@ export function annotationRoutes(deps: AppDeps): Hono {
   /** Authorizes a write: role allowed and, for annotators, the room not locked. */
   const writer = (c: Parameters<typeof requireRole>[0], roomId: string) => {
     const grant = requireRole(c, store, roomId, WRITERS);
-    const room = rooms.get(roomId);
-    const locked = room.doc.getMap(RoomKey.settings).get(SettingKey.locked) === true;
-    if (!mayWrite(grant.role, RoomKey.annotations, locked)) throw forbidden('the room is locked');
-    return { grant, room };
+    assertUnlocked(rooms, roomId, grant.role);
+    return { grant, room: rooms.get(roomId) };
   };
 
   app.get('/:id/annotations', (c) => {

@@ -12,11 +12,13 @@ export interface CaptureRouteDeps {
   roleOf(c: Context, roomId: string): Role;
   /** The room setting `allowAnnotatorCapture` (false when unset). */
   allowAnnotatorCapture(roomId: string): boolean;
+  /** The server's lock check for REST writes: throws its `room_locked` error for a non-owner in a locked room. */
+  assertUnlocked(roomId: string, role: Role): void;
 }
 
 function assertMayCapture(deps: CaptureRouteDeps, roomId: string, role: Role): void {
   if (role === 'owner') return;
-  if (role === 'annotator' && deps.allowAnnotatorCapture(roomId)) return;
+  if (role === 'annotator' && deps.allowAnnotatorCapture(roomId)) return deps.assertUnlocked(roomId, role);
   throw forbidden(role === 'viewer' ? 'viewers cannot request captures' : 'the owner has not allowed annotators to request captures');
 }
 
@@ -29,7 +31,7 @@ function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord
 /**
  * `POST /api/rooms/:id/captures` (202 with the queued job), `GET …/captures` (the room's jobs),
  * `GET …/captures/:jobId` (status, documents, error) and `DELETE …/captures/:jobId` (cancel).
- * Owners may capture; annotators when the room allows it; viewers never.
+ * Owners may capture; annotators when the room allows it and is not locked; viewers never.
  */
 export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const app = new Hono();

@@ -50,7 +50,7 @@ describe('documents API', () => {
     const gz = await t.call('GET', `${path}?token=${room.tokens.viewer}`, { headers: { 'accept-encoding': 'gzip, br' } });
     expect(gz.status).toBe(200);
     expect(gz.headers.get('etag')).toBe(`"${sha256}"`);
-    expect(gz.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(gz.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(gz.headers.get('content-encoding')).toBe('gzip');
     expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString('utf8')).toBe(HLO);
     const plain = await t.call('GET', path, { token: room.tokens.viewer });

@@ -6,17 +6,21 @@ import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, notFound } from '../errors';
 import { ingestDocument } from '../ingest';
+import { assertUnlocked } from '../room-lock';
 import { StoredParts } from '../stored-parts';
 import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
-/** Serves one stored gzip body with content-addressed caching: ETag = `tag` (the sha256, or of a part), immutable, 304 on match. */
+/**
+ * Serves one stored gzip body with content-addressed caching: ETag = `tag` (the sha256, or of a part), immutable, 304 on match.
+ * Private: reading it takes a room token, so no shared cache may keep it.
+ */
 function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Response {
   const etag = `"${tag}"`;
   c.header('ETag', etag);
-  c.header('Cache-Control', 'public, max-age=31536000, immutable');
-  c.header('Vary', 'Accept-Encoding');
+  c.header('Cache-Control', 'private, max-age=31536000, immutable');
+  c.header('Vary', 'Authorization, Accept-Encoding');
   const match = c.req.header('if-none-match');
   if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304);
   c.header('Content-Type', contentType);
@@ -38,7 +42,8 @@ export function documentRoutes(deps: AppDeps): Hono {
   const limit = limitBody(deps.config.limits.documentBytes, `a dump may be at most ${deps.config.limits.documentBytes} bytes`);
 
   app.post('/:id/documents', (c, next) => {
-    requireRole(c, store, c.req.param('id'), WRITERS);
+    const roomId = c.req.param('id');
+    assertUnlocked(deps.rooms, roomId, requireRole(c, store, roomId, WRITERS).role);
     return next();
   }, limit, async (c) => {
     const roomId = c.req.param('id');

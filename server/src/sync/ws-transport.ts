@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { CloseCode, CLOSE_REASONS } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
+import { refuseUpgrade } from '../security-headers';
 import type { Store } from '../store';
 import { hashToken, tokenFrom } from '../auth/tokens';
 import { Connection } from './connection';
@@ -41,7 +42,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
     const m = url.pathname.match(SYNC_PATH);
     if (!m) {
       if (deps.otherUpgrade?.(req, socket, head)) return;
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      void refuseUpgrade(socket, 404);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, m[1] as string, url, req));
