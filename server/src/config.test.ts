@@ -14,6 +14,26 @@ describe('loadConfig', () => {
     expect(c.limits.maxFrameBytes).toBe(2048);
   });
 
+  it('reads the limits that bound the work of one member, with safe defaults', () => {
+    expect(DEFAULT_CONFIG.limits).toMatchObject({
+      roomsPerMinute: 20, roomsPerHour: 1000, maxRooms: 100_000, documentsPerRoom: 200, roomDocumentBytes: 512 * 1024 * 1024,
+      itemsPerUpdate: 50_000, itemsPerSecond: 20_000, itemsBurst: 100_000, awarenessStateBytes: 16 * 1024, awarenessClientsPerSocket: 4,
+      analyzeChars: 64 * 1024 * 1024, analyzerWorkers: 2, analyzerQueue: 8, analyzerHeapMb: 2048, analyzerSeconds: 120,
+    });
+    const c = loadConfig({
+      SEAM_ROOMS_PER_MIN: '5', SEAM_ROOMS_PER_HOUR: '50', SEAM_MAX_ROOMS: '500', SEAM_DOCUMENTS_PER_ROOM: '7', SEAM_ROOM_DOCUMENT_BYTES: '4096',
+      SEAM_ITEMS_PER_UPDATE: '1000', SEAM_ITEMS_PER_S: '300', SEAM_ITEMS_BURST: '2000', SEAM_AWARENESS_STATE_BYTES: '1024', SEAM_AWARENESS_CLIENTS: '2',
+      SEAM_ANALYZE_CHARS: '9', SEAM_ANALYZER_WORKERS: '3', SEAM_ANALYZER_QUEUE: '0', SEAM_ANALYZER_HEAP_MB: '256', SEAM_ANALYZER_S: '30',
+    });
+    expect(c.limits).toMatchObject({
+      roomsPerMinute: 5, roomsPerHour: 50, maxRooms: 500, documentsPerRoom: 7, roomDocumentBytes: 4096,
+      itemsPerUpdate: 1000, itemsPerSecond: 300, itemsBurst: 2000, awarenessStateBytes: 1024, awarenessClientsPerSocket: 2,
+      analyzeChars: 9, analyzerWorkers: 3, analyzerQueue: 0, analyzerHeapMb: 256, analyzerSeconds: 30,
+    });
+    expect(() => loadConfig({ SEAM_ANALYZER_WORKERS: '0' })).toThrow(/SEAM_ANALYZER_WORKERS/);
+    expect(() => loadConfig({ SEAM_ITEMS_PER_UPDATE: 'many' })).toThrow(/SEAM_ITEMS_PER_UPDATE/);
+  });
+
   it('names the variable it cannot use', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -24,8 +24,36 @@ export interface Limits {
   readonly documentBytes: number;
   /** Bytes queued for one socket beyond which it is dropped (it reconnects and resyncs); default 64 MiB. */
   readonly sendBufferBytes: number;
-  /** Rooms one client address may create per minute (bursts up to the same number); default 600. */
+  /** Rooms one client address may create per minute (bursts up to the same number); default 20. */
   readonly roomsPerMinute: number;
+  /** Rooms the whole server may create per hour, all addresses together (bursts up to the same number); default 1,000. */
+  readonly roomsPerHour: number;
+  /** Rooms the server may hold in all; one more is refused with `quota_exceeded`. Default 100,000. */
+  readonly maxRooms: number;
+  /** Documents one room may hold; one more is refused with `quota_exceeded`. Default 200. */
+  readonly documentsPerRoom: number;
+  /** Dump bytes (uncompressed) one room's documents may hold in all; default 512 MiB. */
+  readonly roomDocumentBytes: number;
+  /** Yjs structs plus deleted ranges one update may carry; more closes with 1009. Default 50,000. */
+  readonly itemsPerUpdate: number;
+  /** Sustained Yjs structs plus deleted ranges per second per connection; default 20,000. */
+  readonly itemsPerSecond: number;
+  /** Bucket size for bursts of Yjs items; more closes with 4008. Default 100,000. */
+  readonly itemsBurst: number;
+  /** Largest awareness state (JSON characters) of one client ID; bigger closes with 1009. Default 16 KiB. */
+  readonly awarenessStateBytes: number;
+  /** Awareness client IDs one socket may own; one more closes with 4008. Default 4. */
+  readonly awarenessClientsPerSocket: number;
+  /** Dumps longer than this (characters) are stored unindexed, with a diagnostic; default 64 Mi. */
+  readonly analyzeChars: number;
+  /** Analyses that run at once in worker threads; default 2. */
+  readonly analyzerWorkers: number;
+  /** Analyses that may wait for a worker; one more is refused with 503 `busy`. Default 8. */
+  readonly analyzerQueue: number;
+  /** Old-generation heap of one analysis worker (MB); a dump that needs more is stored unindexed. Default 2,048. */
+  readonly analyzerHeapMb: number;
+  /** Seconds one analysis may run; a dump that takes longer is stored unindexed. Default 120. */
+  readonly analyzerSeconds: number;
   /** Seconds between pings; a socket that missed the last pong is dropped. Default 30. */
   readonly pingSeconds: number;
 }
@@ -67,7 +95,21 @@ export const DEFAULT_LIMITS: Limits = {
   requestBytes: 1024 * 1024,
   documentBytes: 64 * 1024 * 1024,
   sendBufferBytes: 64 * 1024 * 1024,
-  roomsPerMinute: 600,
+  roomsPerMinute: 20,
+  roomsPerHour: 1000,
+  maxRooms: 100_000,
+  documentsPerRoom: 200,
+  roomDocumentBytes: 512 * 1024 * 1024,
+  itemsPerUpdate: 50_000,
+  itemsPerSecond: 20_000,
+  itemsBurst: 100_000,
+  awarenessStateBytes: 16 * 1024,
+  awarenessClientsPerSocket: 4,
+  analyzeChars: 64 * 1024 * 1024,
+  analyzerWorkers: 2,
+  analyzerQueue: 8,
+  analyzerHeapMb: 2048,
+  analyzerSeconds: 120,
   pingSeconds: 30,
 };
 
@@ -124,7 +166,11 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * `SEAM_ROOM_CREATION` (open|invite; default by `HOST`), `SEAM_OPERATOR_TOKEN`,
  * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
  * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
- * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_ROOMS_PER_MIN`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
+ * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_ROOMS_PER_MIN`, `SEAM_ROOMS_PER_HOUR`,
+ * `SEAM_MAX_ROOMS`, `SEAM_DOCUMENTS_PER_ROOM`, `SEAM_ROOM_DOCUMENT_BYTES`, `SEAM_ITEMS_PER_UPDATE`,
+ * `SEAM_ITEMS_PER_S`, `SEAM_ITEMS_BURST`, `SEAM_AWARENESS_STATE_BYTES`, `SEAM_AWARENESS_CLIENTS`,
+ * `SEAM_ANALYZE_CHARS`, `SEAM_ANALYZER_WORKERS`, `SEAM_ANALYZER_QUEUE`, `SEAM_ANALYZER_HEAP_MB`,
+ * `SEAM_ANALYZER_S`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const d = DEFAULT_CONFIG;
@@ -157,6 +203,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       documentBytes: int(env, 'SEAM_DOCUMENT_BYTES', l.documentBytes, 1024),
       sendBufferBytes: int(env, 'SEAM_SEND_BUFFER_BYTES', l.sendBufferBytes, 1024),
       roomsPerMinute: int(env, 'SEAM_ROOMS_PER_MIN', l.roomsPerMinute, 1),
+      roomsPerHour: int(env, 'SEAM_ROOMS_PER_HOUR', l.roomsPerHour, 1),
+      maxRooms: int(env, 'SEAM_MAX_ROOMS', l.maxRooms, 1),
+      documentsPerRoom: int(env, 'SEAM_DOCUMENTS_PER_ROOM', l.documentsPerRoom, 1),
+      roomDocumentBytes: int(env, 'SEAM_ROOM_DOCUMENT_BYTES', l.roomDocumentBytes, 1024),
+      itemsPerUpdate: int(env, 'SEAM_ITEMS_PER_UPDATE', l.itemsPerUpdate, 100),
+      itemsPerSecond: int(env, 'SEAM_ITEMS_PER_S', l.itemsPerSecond, 1),
+      itemsBurst: int(env, 'SEAM_ITEMS_BURST', l.itemsBurst, 100),
+      awarenessStateBytes: int(env, 'SEAM_AWARENESS_STATE_BYTES', l.awarenessStateBytes, 256),
+      awarenessClientsPerSocket: int(env, 'SEAM_AWARENESS_CLIENTS', l.awarenessClientsPerSocket, 1),
+      analyzeChars: int(env, 'SEAM_ANALYZE_CHARS', l.analyzeChars, 1),
+      analyzerWorkers: int(env, 'SEAM_ANALYZER_WORKERS', l.analyzerWorkers, 1),
+      analyzerQueue: int(env, 'SEAM_ANALYZER_QUEUE', l.analyzerQueue),
+      analyzerHeapMb: int(env, 'SEAM_ANALYZER_HEAP_MB', l.analyzerHeapMb, 16),
+      analyzerSeconds: int(env, 'SEAM_ANALYZER_S', l.analyzerSeconds, 1),
       pingSeconds: int(env, 'SEAM_PING_S', l.pingSeconds, 1),
     },
   };

@@ -15,5 +15,5 @@ export function buildDeps(config: Config, log: Logger): AppDeps {
     store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
     compactCount: config.compactCount, compactBytes: config.compactBytes,
   });
-  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log) };
+  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log, config.limits) };
 }

@@ -22,6 +22,10 @@ export const ErrorCode = {
   invitationRevoked: 'invitation_revoked',
   invitationExpired: 'invitation_expired',
   invitationUsedUp: 'invitation_used_up',
+  /** A room, document or byte quota is used up (rooms on the server, documents or dump bytes in a room). */
+  quotaExceeded: 'quota_exceeded',
+  /** The analyzer's queue is full; try again shortly. */
+  busy: 'busy',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -41,6 +45,8 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   invitation_revoked: 403,
   invitation_expired: 403,
   invitation_used_up: 403,
+  quota_exceeded: 409,
+  busy: 503,
 };
 
 /** The one error type routes throw; `onError` turns it into `{error:{code,message}}` with its status. */

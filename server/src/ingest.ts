@@ -4,8 +4,11 @@ import { gzip } from 'node:zlib';
 import { detectKind } from '@seam/shared/ir';
 import { RoomKey, type DocumentKind, type DocumentMeta } from '@seam/shared/model';
 import type { Logger } from 'pino';
-import { analyzeGzipInline, type Analyzer } from './analyzer';
+import { AnalyzerBusy, analyzeGzipInline, type Analyzer } from './analyzer';
 import { newId } from './auth/tokens';
+import type { Config } from './config';
+import { ApiError, ErrorCode } from './errors';
+import { assertDocumentQuota } from './room-quotas';
 import type { Store } from './store';
 import type { StoredBlob } from './store/documents-store';
 import type { TextCache } from './store/text-cache';
@@ -14,6 +17,7 @@ import type { Rooms } from './sync/rooms';
 const gzipAsync = promisify(gzip);
 
 export interface IngestDeps {
+  readonly config: Pick<Config, 'limits'>;
   readonly store: Store;
   readonly rooms: Rooms;
   readonly texts: TextCache;
@@ -27,6 +31,8 @@ export interface IngestDeps {
  * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's `documents` table, and announced in
  * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
  * sets the kind (else detected), and for captures the runner as `addedBy` and the job as `captureId`.
+ * Throws `quota_exceeded` when the room may not take the dump (checked before indexing and again
+ * before storing), and `busy` when the analyzer's queue is full.
  */
 export async function ingestDocument(
   deps: IngestDeps,
@@ -36,13 +42,16 @@ export async function ingestDocument(
   extra: { readonly kind?: DocumentKind; readonly addedBy?: string; readonly captureId?: string } = {},
 ): Promise<DocumentMeta> {
   const data = Buffer.from(text, 'utf8');
+  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
   const sha256 = createHash('sha256').update(data).digest('hex');
   const kind = extra.kind ?? detectKind(text);
   let blob: StoredBlob | undefined;
   if (!deps.store.documents.hasBlob(sha256)) {
     const started = performance.now();
     const forms = deps.analyzer ? deps.analyzer.analyzeGzip(text, kind) : analyzeGzipInline(text, kind);
-    const [textGz, { analysis, views, keys }] = await Promise.all([gzipAsync(data), forms]);
+    const [textGz, { analysis, views, keys }] = await Promise.all([gzipAsync(data), forms]).catch((err: unknown) => {
+      throw err instanceof AnalyzerBusy ? new ApiError(ErrorCode.busy, err.message) : err;
+    });
     const analyzeMs = performance.now() - started;
     blob = { gzip: textGz, analysisGzip: analysis, parts: { views, keys } };
     deps.log.info({ room: roomId, bytes: data.length, kind, analyzeMs: Math.round(analyzeMs) }, 'dump indexed');
@@ -52,6 +61,7 @@ export async function ingestDocument(
     ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
     ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
   };
+  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
   deps.store.documents.add(roomId, meta, blob);
   deps.texts.put(sha256, text);
   deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));

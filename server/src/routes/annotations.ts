@@ -42,13 +42,15 @@ export function annotationRoutes(deps: AppDeps): Hono {
     return c.json({ annotations: readAnnotations(rooms.get(roomId).doc) });
   });
 
-  app.post('/:id/annotations', validate('json', CreateAnnotationBody), (c) => {
+  app.post('/:id/annotations', validate('json', CreateAnnotationBody), async (c) => {
     const roomId = c.req.param('id');
-    const { grant, room } = writer(c, roomId);
+    writer(c, roomId);
     const body = c.req.valid('json');
     const meta = store.documents.get(roomId, body.docId);
-    const text = meta && deps.texts.get(meta.sha256);
+    const text = meta && (await deps.texts.get(meta.sha256));
     if (!meta || text === undefined) throw notFound('no such document in this room');
+    // Checked again after the text was read: the room may have been locked (or reloaded) meanwhile.
+    const { grant, room } = writer(c, roomId);
     if (body.to > text.length) throw badRequest(`range ends at ${body.to}, after the end of the text (${text.length})`);
     const a: Annotation = {
       id: newId(), docId: body.docId, from: body.from, to: body.to, quote: quoteOf(text, body.from, body.to),

@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
-import { gunzipSync } from 'node:zlib';
 import { ANALYSIS_PARTS_VERSION, AnalysisPart } from '@seam/shared/ir';
 import { CreateDocumentBody, MAX_TITLE, ROLES } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, notFound } from '../errors';
+import { gunzipStream } from '../gunzip';
 import { ingestDocument } from '../ingest';
 import { assertUnlocked } from '../room-lock';
 import { StoredParts } from '../stored-parts';
@@ -28,7 +28,8 @@ function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Re
     c.header('Content-Encoding', 'gzip');
     return c.body(new Uint8Array(gz));
   }
-  return c.body(new Uint8Array(gunzipSync(gz)));
+  // Decompressed as the client reads, off the event loop: a large dump must not stall other rooms.
+  return c.body(gunzipStream(gz));
 }
 
 /**

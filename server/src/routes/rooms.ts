@@ -6,8 +6,9 @@ import { Invitations } from '../auth/invitations';
 import { requireRole } from '../auth/require';
 import { requireRoomCreator } from '../auth/require-creator';
 import { hashToken, newId, newToken } from '../auth/tokens';
-import { ApiError, badRequest, ErrorCode } from '../errors';
-import { AddressLimiter, clientAddress } from '../auth/address-limiter';
+import { badRequest } from '../errors';
+import { clientAddress } from '../auth/address-limiter';
+import { RoomCreationQuota } from '../room-quotas';
 import { roomTitle } from '../room-title';
 import { limitBody, validate } from './validate';
 
@@ -24,10 +25,10 @@ export function roomRoutes(deps: AppDeps): Hono {
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
   const invitations = new Invitations(store.db);
 
-  const creations = new AddressLimiter(config.limits.roomsPerMinute);
+  const creations = new RoomCreationQuota(config.limits, () => store.rooms.count());
 
   app.post('/', (c, next) => {
-    if (!creations.take(clientAddress(c))) throw new ApiError(ErrorCode.rateLimited, 'too many rooms created from this address; try again in a minute');
+    creations.take(clientAddress(c));
     return next();
   }, limit, validate('json', CreateRoomBody), (c) => {
     const { title } = c.req.valid('json');

@@ -44,6 +44,7 @@ export class DocumentsStore {
   private readonly analysisStmt;
   private readonly partStmt;
   private readonly putPart;
+  private readonly usageStmt;
 
   constructor(private readonly db: Database.Database) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, bytes, gzip, analysis_gzip) VALUES (?, ?, ?, ?)');
@@ -55,6 +56,12 @@ export class DocumentsStore {
     this.analysisStmt = db.prepare<[string], { analysis_gzip: Buffer }>('SELECT analysis_gzip FROM blobs WHERE sha256 = ?');
     this.partStmt = db.prepare<[string, string, number], { gzip: Buffer }>('SELECT gzip FROM analysis_parts WHERE sha256 = ? AND part = ? AND version = ?');
     this.putPart = db.prepare('INSERT OR REPLACE INTO analysis_parts (sha256, part, version, gzip) VALUES (?, ?, ?, ?)');
+    this.usageStmt = db.prepare<[string], { documents: number; bytes: number }>('SELECT COUNT(*) AS documents, COALESCE(SUM(bytes), 0) AS bytes FROM documents WHERE room_id = ?');
+  }
+
+  /** How many documents a room holds and their dump bytes (uncompressed) in all. */
+  usage(roomId: string): { documents: number; bytes: number } {
+    return this.usageStmt.get(roomId) ?? { documents: 0, bytes: 0 };
   }
 
   hasBlob(sha256: string): boolean {

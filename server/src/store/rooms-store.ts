@@ -15,6 +15,7 @@ export class RoomsStore {
   private readonly selectToken;
   private readonly updateToken;
   private readonly selectHash;
+  private readonly countStmt;
 
   constructor(private readonly db: Database.Database) {
     this.insertRoom = db.prepare('INSERT INTO rooms (id, title, created_at) VALUES (?, ?, ?)');
@@ -23,6 +24,12 @@ export class RoomsStore {
     this.selectToken = db.prepare<[Buffer], { room_id: string; role: Role }>('SELECT room_id, role FROM tokens WHERE hash = ?');
     this.updateToken = db.prepare('UPDATE tokens SET hash = ? WHERE room_id = ? AND role = ?');
     this.selectHash = db.prepare<[string, string], { hash: Buffer }>('SELECT hash FROM tokens WHERE room_id = ? AND role = ?');
+    this.countStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM rooms');
+  }
+
+  /** How many rooms there are. */
+  count(): number {
+    return this.countStmt.get()?.n ?? 0;
   }
 
   /** Creates a room with one token hash per role, atomically. */

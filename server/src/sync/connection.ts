@@ -2,6 +2,7 @@ import { CLOSE_REASONS, type CloseCode } from '@seam/shared/protocol';
 import type { Role } from '@seam/shared/model';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
+import { ItemBudget } from './item-budget';
 import { TokenBucket } from './rate';
 
 /**
@@ -22,6 +23,8 @@ export class Connection {
   closed = false;
   readonly syncBucket: TokenBucket;
   readonly awarenessBucket: TokenBucket;
+  /** Yjs structs plus deleted ranges this socket may still send (per update and per second). */
+  readonly items: ItemBudget;
 
   constructor(
     private readonly socket: SocketLike,
@@ -35,6 +38,7 @@ export class Connection {
   ) {
     this.syncBucket = new TokenBucket(limits.updatesPerSecond, limits.updateBurst);
     this.awarenessBucket = new TokenBucket(limits.awarenessPerSecond, limits.awarenessPerSecond * 4);
+    this.items = new ItemBudget(limits);
   }
 
   /** Sends one frame unless the socket is closed. */

@@ -11,4 +11,15 @@ describe('TokenBucket', () => {
     now = 10_000;
     expect([b.take(), b.take(), b.take(), b.take()]).toEqual([true, true, true, false]);
   });
+
+  it('takes many tokens at once, or none when fewer are left', () => {
+    let now = 0;
+    const b = new TokenBucket(100, 1000, () => now);
+    expect(b.take(600)).toBe(true);
+    expect(b.take(500)).toBe(false);
+    expect(b.take(400)).toBe(true);
+    now = 1000;
+    expect(b.take(101)).toBe(false);
+    expect(b.take(100)).toBe(true);
+  });
 });

@@ -12,13 +12,13 @@ export class TokenBucket {
     this.last = now();
   }
 
-  /** Takes one token; false when the bucket is empty. */
-  take(): boolean {
+  /** Takes `n` tokens (default one); false, taking none, when fewer than `n` are left. */
+  take(n = 1): boolean {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.rate);
     this.last = t;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
+    if (this.tokens < n) return false;
+    this.tokens -= n;
     return true;
   }
 }

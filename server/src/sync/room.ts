@@ -2,14 +2,15 @@ import * as Y from 'yjs';
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as decoding from 'lib0/decoding';
 import type { Logger } from 'pino';
-import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSyncMessage, MessageType, readAwarenessEntries, writeAwarenessEntries } from '@seam/shared/protocol';
+import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSyncMessage, MessageType, writeAwarenessEntries } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
 import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
-import { PresenceClaims } from './presence';
+import { ItemVerdict } from './item-budget';
+import { PresenceClaims, readBoundedAwareness } from './presence';
 
 /** Sync sub-messages of y-protocols. */
 const SyncStep1 = 0;
@@ -67,7 +68,7 @@ export class Room {
   readonly awareness = new awarenessProtocol.Awareness(this.doc);
   readonly conns = new Set<Connection>();
   /** Which socket owns which awareness client ID: nobody sets or removes another socket's presence. */
-  private readonly claims = new PresenceClaims<Connection>();
+  private readonly claims: PresenceClaims<Connection>;
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
   private pending: PendingUpdate[] = [];
@@ -86,6 +87,7 @@ export class Room {
     readonly id: string,
     private readonly deps: RoomDeps,
   ) {
+    this.claims = new PresenceClaims<Connection>(deps.limits.awarenessClientsPerSocket);
     this.awareness.setLocalState(null);
     const state = deps.updates.load(id);
     Y.transact(this.doc, () => {
@@ -163,8 +165,11 @@ export class Room {
    * just left: its owner would find it taken on reconnecting.
    */
   private receiveAwareness(conn: Connection, update: Uint8Array): void {
-    const entries = readAwarenessEntries(update);
+    const bounded = readBoundedAwareness(update, this.deps.limits);
+    if (!bounded.ok) return conn.close(bounded.close);
+    const { entries } = bounded;
     let spoofed = 0;
+    let overClaimed = false;
     const kept = entries.filter((e) => {
       if (e.clientID === this.awareness.clientID) return false;
       const owner = this.claims.ownerOf(e.clientID);
@@ -174,10 +179,11 @@ export class Room {
         if (news) spoofed += 1;
         return false;
       }
-      if (news) this.claims.take(conn, e.clientID);
-      return news;
+      if (news && !this.claims.take(conn, e.clientID)) overClaimed = true;
+      return news && !overClaimed;
     });
     if (spoofed > 0) this.deps.metrics.presenceDropped.inc(spoofed);
+    if (overClaimed) return conn.close(CloseCode.rateLimited);
     if (kept.length === 0) return;
     awarenessProtocol.applyAwarenessUpdate(this.awareness, kept.length === entries.length ? update : writeAwarenessEntries(kept), conn);
   }
@@ -220,6 +226,8 @@ export class Room {
       conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
       return;
     }
+    const items = conn.items.charge(payload);
+    if (items !== ItemVerdict.ok) return conn.close(items === ItemVerdict.tooManyInUpdate ? CloseCode.messageTooBig : CloseCode.rateLimited);
     conn.received += 1;
     this.deps.metrics.updatesIn.inc();
     if (conn.wantsAck) {

@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readUpdateHeaders, StructKind, type StructHeader } from './update-headers';
+import { readUpdateHeaders, StructKind, TooManyItems, type StructHeader } from './update-headers';
 
 /** The same facts as `StructHeader`, read from what `Y.decodeUpdate` builds. */
 function fromYjs(update: Uint8Array): { structs: StructHeader[]; ds: [number, { clock: number; len: number }[]][] } {
@@ -111,5 +111,21 @@ describe('readUpdateHeaders', () => {
     const bytes = new Uint8Array([1, 1, 1, 0, 8, 1, 1, 97, 1, 50]);
     expect(() => Y.decodeUpdate(bytes)).toThrow();
     expect(() => readUpdateHeaders(bytes)).toThrow(/value type 50/);
+  });
+
+  it('stops with TooManyItems once structs plus deleted ranges pass maxEntries', () => {
+    const doc = new Y.Doc();
+    const map = doc.getMap('m');
+    doc.transact(() => {
+      for (let i = 0; i < 10; i += 1) map.set(`k${i}`, i);
+    });
+    doc.transact(() => {
+      for (let i = 0; i < 10; i += 2) map.delete(`k${i}`);
+    });
+    // Ten structs for the keys (the deleted ones too), and five deleted ranges.
+    const update = Y.encodeStateAsUpdate(doc);
+    expect(readUpdateHeaders(update, 15).structs).toHaveLength(10);
+    expect(() => readUpdateHeaders(update, 14)).toThrow(TooManyItems);
+    expect(() => readUpdateHeaders(update, 9)).toThrow(/more than 9 structs/);
   });
 });

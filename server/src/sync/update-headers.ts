@@ -32,6 +32,14 @@ export class MalformedUpdate extends Error {
   override name = 'MalformedUpdate';
 }
 
+/** Thrown by `readUpdateHeaders` once an update holds more structs plus deleted ranges than its `maxEntries`. */
+export class TooManyItems extends Error {
+  override name = 'TooManyItems';
+  constructor(readonly max: number) {
+    super(`the update holds more than ${max} structs and deleted ranges`);
+  }
+}
+
 const BIT6 = 32;
 const BIT7 = 64;
 const BIT8 = 128;
@@ -134,9 +142,11 @@ function skipContent(d: decoding.Decoder, ref: number): number {
 /**
  * Reads the struct headers and the delete set of a v1 update in one pass, the way
  * `Y.decodeUpdate` reads them but without building items or their content: the guard looks at
- * every update before Yjs decodes it again to apply it. Throws for bytes that are not an update.
+ * every update before Yjs decodes it again to apply it. Throws for bytes that are not an update,
+ * and `TooManyItems` as soon as it has read more than `maxEntries` structs and deleted ranges (so
+ * that refusing a flood costs no more than reading the limit).
  */
-export function readUpdateHeaders(update: Uint8Array): { structs: StructHeader[]; ds: DeleteRanges } {
+export function readUpdateHeaders(update: Uint8Array, maxEntries = Infinity): { structs: StructHeader[]; ds: DeleteRanges } {
   const d = decoding.createDecoder(update);
   const structs: StructHeader[] = [];
   const groups = decoding.readVarUint(d);
@@ -160,17 +170,20 @@ export function readUpdateHeaders(update: Uint8Array): { structs: StructHeader[]
         if (ownParent && (info & BIT6) === BIT6) skipBytes(d, decoding.readVarUint(d));
         header = { kind: StructKind.item, id, length: skipContent(d, ref), parent, origin, rightOrigin };
       }
-      structs.push(header);
+      if (structs.push(header) > maxEntries) throw new TooManyItems(maxEntries);
       clock += header.length;
     }
   }
   const ds: DeleteRanges = new Map();
+  let entries = structs.length;
   const clients = decoding.readVarUint(d);
   for (let c = 0; c < clients; c += 1) {
     const client = decoding.readVarUint(d);
     const n = decoding.readVarUint(d);
     if (n === 0) continue;
     const ranges = ds.get(client) ?? [];
+    entries += n;
+    if (entries > maxEntries) throw new TooManyItems(maxEntries);
     for (let i = 0; i < n; i += 1) ranges.push({ clock: decoding.readVarUint(d), len: decoding.readVarUint(d) });
     ds.set(client, ranges);
   }

@@ -1,0 +1,44 @@
+import type { Limits } from './config';
+import { ApiError, ErrorCode } from './errors';
+import { AddressLimiter } from './auth/address-limiter';
+import type { DocumentsStore } from './store/documents-store';
+import { TokenBucket } from './sync/rate';
+
+/**
+ * How many rooms may be created: `roomsPerMinute` per client address, `roomsPerHour` for the whole
+ * server (so that many addresses together cannot create rooms without end either), and at most
+ * `maxRooms` stored. Each refusal is an `ApiError` that names the quota.
+ */
+export class RoomCreationQuota {
+  private readonly perAddress: AddressLimiter;
+  private readonly serverWide: TokenBucket;
+
+  constructor(
+    private readonly limits: Pick<Limits, 'roomsPerMinute' | 'roomsPerHour' | 'maxRooms'>,
+    private readonly roomCount: () => number,
+    now?: () => number,
+  ) {
+    this.perAddress = new AddressLimiter(limits.roomsPerMinute);
+    this.serverWide = new TokenBucket(limits.roomsPerHour / 3600, limits.roomsPerHour, now);
+  }
+
+  /** Takes one room creation for `address`; throws `rate_limited` or `quota_exceeded` when none is left. */
+  take(address: string): void {
+    if (this.roomCount() >= this.limits.maxRooms) throw new ApiError(ErrorCode.quotaExceeded, `this server holds its limit of ${this.limits.maxRooms} rooms`);
+    if (!this.perAddress.take(address)) throw new ApiError(ErrorCode.rateLimited, 'too many rooms created from this address; try again in a minute');
+    if (!this.serverWide.take()) throw new ApiError(ErrorCode.rateLimited, `this server has created its ${this.limits.roomsPerHour} rooms for the hour; try again later`);
+  }
+}
+
+/**
+ * Throws `quota_exceeded` when room `roomId` may not take one more document of `bytes` (dump
+ * bytes, uncompressed): it holds `documentsPerRoom` documents already, or their bytes and these
+ * would pass `roomDocumentBytes`.
+ */
+export function assertDocumentQuota(documents: DocumentsStore, limits: Pick<Limits, 'documentsPerRoom' | 'roomDocumentBytes'>, roomId: string, bytes: number): void {
+  const used = documents.usage(roomId);
+  if (used.documents >= limits.documentsPerRoom) throw new ApiError(ErrorCode.quotaExceeded, `this room holds its limit of ${limits.documentsPerRoom} documents`);
+  if (used.bytes + bytes > limits.roomDocumentBytes) {
+    throw new ApiError(ErrorCode.quotaExceeded, `this room's documents may hold at most ${limits.roomDocumentBytes} bytes; ${used.bytes} are used and this one has ${bytes}`);
+  }
+}
