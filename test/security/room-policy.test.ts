@@ -89,7 +89,7 @@ describe('a server that requires invitations', () => {
     const good = invitations.create({ uses: 5 });
     expect(await refusal(await create())).toEqual({ status: 401, code: 'invitation_required' });
     expect(await refusal(await create({ authorization: 'Bearer' }))).toEqual({ status: 401, code: 'invitation_required' });
-    for (const bad of ['inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', `${good.secret}x`, good.secret.slice(4), 'srn_runner-token', `${OPERATOR.slice(0, -1)}`]) {
+    for (const bad of ['inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', `${good.secret}x`, good.secret.slice(4), 'srn_runner-token', `${OPERATOR.slice(0, -1)}`, `${good.secret} ${good.secret}`]) {
       expect(await refusal(await create(bearer(bad)))).toEqual({ status: 401, code: 'invitation_invalid' });
     }
     // The query string is no way in: it ends up in logs.

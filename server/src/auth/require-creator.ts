@@ -20,9 +20,10 @@ function isOperator(given: string, operatorToken: string | undefined): boolean {
  */
 export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations): void {
   if (config.roomCreation === RoomCreation.open) return;
-  const credential = tokenFrom(c.req.header('authorization'), undefined);
-  if (!credential) throw new ApiError(ErrorCode.invitationRequired, 'creating a room on this server needs an invitation; ask its operator for one');
-  if (isOperator(credential, config.operatorToken)) return;
-  if (!credential.startsWith(INVITATION_PREFIX)) throw new ApiError(ErrorCode.invitationInvalid, 'this is neither an invitation nor the operator token');
+  const header = c.req.header('authorization') ?? '';
+  if (/^(Bearer\s*)?$/i.test(header.trim())) throw new ApiError(ErrorCode.invitationRequired, 'creating a room on this server needs an invitation; ask its operator for one');
+  const credential = tokenFrom(header, undefined);
+  if (credential && isOperator(credential, config.operatorToken)) return;
+  if (!credential?.startsWith(INVITATION_PREFIX)) throw new ApiError(ErrorCode.invitationInvalid, 'this is neither an invitation nor the operator token');
   invitations.redeem(credential);
 }

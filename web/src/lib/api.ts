@@ -18,6 +18,12 @@ export interface RoomInfo {
   readonly settings?: Readonly<Record<string, unknown>>;
 }
 
+/** What the server tells the web app before anything else (`GET /api/config`). */
+export interface ServerConfig {
+  /** `invite`: creating a room needs an invitation (or the operator token). */
+  readonly roomCreation: 'open' | 'invite';
+}
+
 /** An HTTP error with the server's code and message (`{"error":{"code","message"}}`). */
 export class ApiError extends Error {
   constructor(
@@ -69,9 +75,14 @@ export class RoomApi {
     return (await res.json()) as T;
   }
 
-  /** Creates a room; the caller becomes its owner. */
-  createRoom(title: string): Promise<CreatedRoom> {
-    return this.json('/api/rooms', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title }) });
+  /** Who may create rooms on this server. */
+  config(): Promise<ServerConfig> {
+    return this.json('/api/config', {});
+  }
+
+  /** Creates a room, with an invitation where the server needs one; the caller becomes its owner. */
+  createRoom(title: string, invitation?: string): Promise<CreatedRoom> {
+    return this.json('/api/rooms', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title }) }, invitation);
   }
 
   /** The room as seen with `token`, including the role that token grants. */

@@ -9,9 +9,14 @@ describe('parseRoute', () => {
     expect(parseRoute('/r/abc', '')).toEqual({ name: 'room', roomId: 'abc', token: null });
   });
   it('sends every other path to the lobby', () => {
-    expect(parseRoute('/', '')).toEqual({ name: 'lobby' });
-    expect(parseRoute('/r/', '#token=x')).toEqual({ name: 'lobby' });
-    expect(parseRoute('/r/a/b', '#token=x')).toEqual({ name: 'lobby' });
+    expect(parseRoute('/', '')).toEqual({ name: 'lobby', invite: null });
+    expect(parseRoute('/r/', '#token=x')).toEqual({ name: 'lobby', invite: null });
+    expect(parseRoute('/r/a/b', '#token=x')).toEqual({ name: 'lobby', invite: null });
+  });
+  it('takes the invitation a lobby link carries in its fragment', () => {
+    expect(parseRoute('/', '#invite=inv_Ab-c_1')).toEqual({ name: 'lobby', invite: 'inv_Ab-c_1' });
+    expect(parseRoute('/', '#invite=')).toEqual({ name: 'lobby', invite: null });
+    expect(parseRoute('/r/abc', '#invite=inv_x')).toEqual({ name: 'room', roomId: 'abc', token: null });
   });
   it('round-trips a link through roomHref', () => {
     const href = roomHref('room1', 'a+b/c=');
