@@ -158,7 +158,7 @@ export class Agent {
     } catch (e) {
       execution = {
         body: { ok: false, error: { reason: 'runner-error', message: `the runner could not run the capture: ${(e as Error).message}` } },
-        sandbox: { code: null, signal: null, timedOut: false, outputExceeded: false, cancelled: false, outputBytes: 0, stdoutTail: '', stderrTail: '', wallMs: 0 },
+        sandbox: { code: null, signal: null, timedOut: false, outputExceeded: false, cancelled: false, oomKilled: false, quotaExceeded: false, outputBytes: 0, stdoutTail: '', stderrTail: '', wallMs: 0 },
         timings: {},
       };
     }

@@ -1,11 +1,14 @@
 import { gunzipSync } from 'node:zlib';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
 import type { ResultArtifact, ResultBody } from '@seam/shared/protocol';
-import { makeScratch, recordGroup } from './scratch';
+import type { CgroupLimits } from './cgroups';
+import type { Isolation } from './isolation';
+import { applyQuota } from './quota';
+import { makeScratch, readScratchFile, recordGroup } from './scratch';
 import { readableTrace } from './trace-text';
-import { runSandboxed, type Isolation, type SandboxLimits, type SandboxOutcome } from './sandbox';
+import { pathInside, runSandboxed, type SandboxLimits, type SandboxOutcome } from './sandbox';
 
 /** Where the harness lives and what every capture on this runner is held to. */
 export interface ExecuteConfig {
@@ -13,6 +16,12 @@ export interface ExecuteConfig {
   readonly python: string;
   /** Folder holding the `seam_capture` package. */
   readonly harnessDir: string;
+  /** Host folders the sandbox binds read-only: the interpreter's prefix, the virtualenv, the harness. */
+  readonly readOnly: readonly string[];
+  /** The job cgroup's memory, process and CPU bounds (see docs/runners.md). */
+  readonly cgroup: CgroupLimits;
+  /** Bytes one capture's scratch folder may hold; default 1 GiB. */
+  readonly scratchBytes: number;
   /** Address-space limit per capture in bytes; 0 for none. Default 16 GiB (see docs/runners.md). */
   readonly memoryBytes: number;
   /** stdout+stderr bytes after which a capture is killed; default 16 MiB. */
@@ -61,12 +70,14 @@ interface ManifestRow { name: string; file: string }
 interface HarnessResult { ok: true; artifacts: ManifestRow[]; provenance: Record<string, unknown>; timings?: Record<string, number> }
 interface HarnessError { ok: false; stage: string; type: string; message: string; traceback: string }
 
-async function readJson<T>(path: string): Promise<T | null> {
+/** A JSON file the harness wrote into `scratch`; null when it is missing, unreadable as JSON, or not a plain file there. */
+async function readJson<T>(scratch: string, path: string): Promise<T | null> {
+  const bytes = await readScratchFile(scratch, path, 16 * 1024 * 1024);
+  if (!bytes || bytes === 'too-big') return null;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
+    return JSON.parse(bytes.toString('utf8')) as T;
+  } catch {
+    return null;
   }
 }
 
@@ -90,6 +101,12 @@ const MEMORY_SIGNS = /MemoryError|RESOURCE_EXHAUSTED|[Oo]ut of memory|Cannot all
 function failureOf(s: SandboxOutcome, err: HarnessError | null, timeoutS: number, limits: ExecuteConfig): CaptureError {
   const tail = (s.stderrTail || s.stdoutTail).slice(-8000);
   if (s.timedOut) return { reason: 'timeout', message: `the capture ran past its ${timeoutS} s timeout and was stopped`, traceback: tail };
+  if (s.oomKilled) {
+    return { reason: 'memory-limit', message: `the capture was killed by the kernel at its memory limit (${limits.cgroup.memoryBytes} bytes)`, traceback: tail };
+  }
+  if (s.quotaExceeded) {
+    return { reason: 'output-limit', message: `the program wrote more than ${limits.scratchBytes} bytes into its scratch folder and was stopped`, traceback: tail };
+  }
   if (s.outputExceeded) {
     return { reason: 'output-limit', message: `the program printed more than ${limits.maxOutputBytes} bytes and was stopped; the last lines are kept`, traceback: tail };
   }
@@ -107,19 +124,19 @@ function failureOf(s: SandboxOutcome, err: HarnessError | null, timeoutS: number
   return { reason: 'runner-error', message: `the harness ended with ${s.signal ?? `exit ${s.code}`} and no result`, traceback: tail };
 }
 
-async function collect(outDir: string, rows: ManifestRow[], entry: string, maxBytes: number): Promise<{ artifacts: ResultArtifact[]; analyses: Record<string, unknown>; skipped: string[] }> {
+async function collect(scratch: string, outDir: string, rows: ManifestRow[], entry: string, maxBytes: number): Promise<{ artifacts: ResultArtifact[]; analyses: Record<string, unknown>; skipped: string[] }> {
   const artifacts: ResultArtifact[] = [];
   const analyses: Record<string, unknown> = {};
   const skipped: string[] = [];
   for (const row of rows) {
     const doc = ARTIFACT_DOCS[row.name];
     if (!doc || row.file.includes('/') || row.file.includes('..')) continue;
-    const path = join(outDir, row.file);
-    if ((await stat(path)).size > maxBytes) {
+    const raw = await readScratchFile(scratch, join(outDir, row.file), maxBytes);
+    if (raw === 'too-big') {
       skipped.push(`${row.name} (over ${maxBytes} bytes)`);
       continue;
     }
-    const raw = await readFile(path);
+    if (!raw) continue;
     const bytes = row.file.endsWith('.gz') ? gunzipSync(raw, { maxOutputLength: maxBytes + 1 }) : raw;
     if (bytes.length > maxBytes) {
       skipped.push(`${row.name} (over ${maxBytes} bytes)`);
@@ -146,14 +163,16 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
   let cancelRun: (() => void) | undefined;
   let cancelled = false;
   const done = (async (): Promise<Execution> => {
-    const scratch = await makeScratch();
+    const scratch = makeScratch();
+    const quota = applyQuota(scratch, config.isolation.tmpfsQuota ? config.scratchBytes : 0, config.isolation.bwrap ? config.isolation.user : null);
     try {
       const outDir = join(scratch, 'out');
+      const inside = (p: string) => pathInside(config.isolation, scratch, p);
       const job = {
         program: request.program, entry: request.entry, args: request.args,
         capture: request.capture.map((k) => HARNESS_KINDS[k]),
         options: {
-          xlaFlags: request.options.xlaFlags, repeats: request.options.repeats, warmup: 2, scratchDir: scratch,
+          xlaFlags: request.options.xlaFlags, repeats: request.options.repeats, warmup: 2, scratchDir: inside(scratch),
           // A CPU-time backstop for a capture whose agent died (its process group outlives it).
           cpuSeconds: request.options.timeoutS * 4 + 60,
           ...(config.memoryBytes > 0 ? { memoryBytes: config.memoryBytes } : {}),
@@ -161,7 +180,7 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
       };
       await writeFile(join(scratch, 'job.json'), JSON.stringify(job));
       const env: Record<string, string> = {
-        PATH: '/usr/local/bin:/usr/bin:/bin', HOME: scratch, TMPDIR: scratch, PYTHONPATH: config.harnessDir,
+        PATH: '/usr/local/bin:/usr/bin:/bin', HOME: inside(scratch), TMPDIR: inside(scratch), PYTHONPATH: config.harnessDir,
         PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1',
       };
       for (const k of config.passEnv) {
@@ -170,27 +189,31 @@ export function executeCapture(request: CaptureRequest, runner: string, config: 
       }
       const limits: SandboxLimits = {
         timeoutMs: request.options.timeoutS * 1000, memoryBytes: config.memoryBytes, fileBytes: config.maxArtifactBytes * 2,
-        maxOutputBytes: config.maxOutputBytes, tailBytes: 16 * 1024,
+        cgroup: config.cgroup, scratchBytes: config.scratchBytes, maxOutputBytes: config.maxOutputBytes, tailBytes: 16 * 1024,
       };
-      const run = runSandboxed([config.python, '-m', 'seam_capture.run', join(scratch, 'job.json'), outDir], scratch, env, limits, config.isolation);
+      const run = runSandboxed({
+        argv: [config.python, '-m', 'seam_capture.run', inside(join(scratch, 'job.json')), inside(outDir)],
+        scratch, readOnly: config.readOnly, env, quotaMounted: quota.mounted,
+      }, limits, config.isolation);
       cancelRun = run.cancel;
       if (run.pid !== undefined) recordGroup(scratch, run.pid);
       if (cancelled) run.cancel();
       const s = await run.done;
-      const result = s.code === 0 && !s.timedOut && !s.outputExceeded ? await readJson<HarnessResult>(join(outDir, 'result.json')) : null;
+      const result = s.code === 0 && !s.timedOut && !s.outputExceeded ? await readJson<HarnessResult>(scratch, join(outDir, 'result.json')) : null;
       if (s.cancelled) {
         return { body: { ok: false, error: { reason: 'runner-error', message: 'cancelled' } }, sandbox: s, timings: {} };
       }
       if (!result) {
-        const err = await readJson<HarnessError>(join(outDir, 'error.json'));
+        const err = await readJson<HarnessError>(scratch, join(outDir, 'error.json'));
         return { body: { ok: false, error: failureOf(s, err, request.options.timeoutS, config), provenance: { runner } }, sandbox: s, timings: {} };
       }
-      const { artifacts, analyses, skipped } = await collect(outDir, result.artifacts, request.entry, config.maxArtifactBytes);
+      const { artifacts, analyses, skipped } = await collect(scratch, outDir, result.artifacts, request.entry, config.maxArtifactBytes);
       const timings = result.timings ?? {};
       if (skipped.length > 0) analyses.skipped = skipped;
       analyses.timings = timings;
       return { body: { ok: true, artifacts, provenance: provenanceOf(result.provenance, runner), analyses }, sandbox: s, timings };
     } finally {
+      quota.release();
       await rm(scratch, { recursive: true, force: true });
     }
   })();

@@ -1,24 +1,36 @@
 import { Agent } from './agent';
-import { executeConfig, parseCli } from './config';
+import { executeConfig, parseCli, type CliOptions } from './config';
 import { VenvError } from '../venv';
 import { prepareLocal } from './local';
+import { sweepStaleCgroups } from './cgroups';
+import { describeIsolation, probeIsolation } from './isolation';
 import { probeCapabilities } from './probe';
-import { probeIsolation } from './sandbox';
 import { sweepStaleScratch } from './scratch';
+
+/** Exit code of an agent that refuses to start because `--require-sandbox` cannot be met. */
+export const EXIT_UNSANDBOXED = 3;
 
 /**
  * `seam-runner --server URL --token T [--name N] [--local]`: with `--local`, builds the project's
  * virtualenv first (progress on stdout); then probes the host (JAX devices and versions, what
- * isolation it allows), then runs the agent until SIGINT/SIGTERM or a revoked token. Returns the
- * exit code.
+ * isolation it allows; with `--require-sandbox`, refuses to go on without bubblewrap), then runs
+ * the agent until SIGINT/SIGTERM or a revoked token. `--check-sandbox` prints the isolation as one
+ * JSON line and exits. Returns the exit code.
  */
 export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<number> {
-  let options;
+  let options: CliOptions;
   try {
     options = parseCli(argv, env);
   } catch (e) {
     console.error((e as Error).message);
     return 2;
+  }
+  const name = options.name;
+  const log = (line: string) => console.log(`${name}: ${line}`);
+  if (options.checkSandbox) {
+    const report = describeIsolation(probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log }));
+    console.log(JSON.stringify(report));
+    return report.sandboxed ? 0 : 1;
   }
   try {
     options = await prepareLocal(options, (line) => console.log(line));
@@ -29,14 +41,20 @@ export async function main(argv: readonly string[], env: Record<string, string |
   }
   const stale = sweepStaleScratch();
   if (stale.length > 0) console.log(`cleaned up ${stale.length} capture(s) left by an agent that died`);
-  const isolation = probeIsolation();
+  const isolation = probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log });
+  const report = describeIsolation(isolation);
+  if (options.requireSandbox && !report.sandboxed) {
+    console.error(`${options.name}: refusing to start: --require-sandbox is set, and ${isolation.bwrapProblem ?? 'bubblewrap is unavailable'}`);
+    return EXIT_UNSANDBOXED;
+  }
+  const swept = sweepStaleCgroups(isolation.cgroups);
+  if (swept > 0) log(`removed ${swept} job cgroup(s) left by an agent that died`);
   const execute = executeConfig(options, isolation);
   const passEnv: Record<string, string> = {};
   for (const k of execute.passEnv) if (env[k] !== undefined) passEnv[k] = env[k] ?? '';
-  const capabilities = await probeCapabilities(options.python, execute.harnessDir, passEnv);
+  const capabilities = { ...await probeCapabilities(options.python, execute.harnessDir, passEnv), isolation: { sandboxed: report.sandboxed, layers: report.layers } };
   console.log(`${options.name}: ${capabilities.platform} ${capabilities.deviceKind} ×${capabilities.deviceCount}, jax ${capabilities.jax}, python ${capabilities.python}`);
-  console.log(`${options.name}: network isolation ${execute.isolation.noNetwork ? execute.isolation.noNetwork.join(' ') : 'not available'}; `
-    + `memory limit ${options.memoryBytes > 0 ? (isolation.prlimit ? 'prlimit' : 'RLIMIT_AS in the harness') : 'off'}`);
+  log(`${report.sandboxed ? "" : "WARNING: "}isolation: ${report.text}`);
   const agent = new Agent({ server: options.server, token: options.token, name: options.name, capabilities, execute });
   const stop = () => agent.stop();
   process.once('SIGINT', stop);

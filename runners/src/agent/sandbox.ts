@@ -1,25 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
-
-/** How the host can isolate a child: which wrappers exist and work here. Probed once per agent. */
-export interface Isolation {
-  /** Argv prefix that runs the child without network (`unshare -n` as root, `unshare -rn` via a user namespace), or null. */
-  readonly noNetwork: readonly string[] | null;
-  /** Whether `prlimit` exists to set the hard memory and file-size limits from outside the child. */
-  readonly prlimit: boolean;
-}
-
-function works(argv: readonly string[]): boolean {
-  const [cmd, ...rest] = argv;
-  if (!cmd) return false;
-  const r = spawnSync(cmd, [...rest, 'true'], { stdio: 'ignore', timeout: 5000 });
-  return r.status === 0;
-}
-
-/** Finds out what this host enforces: a network namespace and prlimit, where available (Linux). */
-export function probeIsolation(): Isolation {
-  const noNetwork = [['unshare', '-n'], ['unshare', '-rn']].find(works) ?? null;
-  return { noNetwork, prlimit: works(['prlimit', '--nofile=256']) };
-}
+import { spawn } from 'node:child_process';
+import { bwrapArgv, SANDBOX_SCRATCH } from './bwrap';
+import { createJobCgroup, type CgroupLimits, type JobCgroup } from './cgroups';
+import type { Isolation } from './isolation';
+import { watchQuota } from './quota';
 
 /** Limits of one sandboxed run. */
 export interface SandboxLimits {
@@ -27,6 +10,10 @@ export interface SandboxLimits {
   readonly timeoutMs: number;
   /** Address-space limit in bytes (RLIMIT_AS), or 0 for none. */
   readonly memoryBytes: number;
+  /** Memory, process and CPU bounds of the job's cgroup, where the host has one for us. */
+  readonly cgroup: CgroupLimits;
+  /** Bytes the scratch folder may hold, watched unless a sized tmpfs holds it; 0 for none. */
+  readonly scratchBytes: number;
   /** Largest file the child may write (RLIMIT_FSIZE), or 0 for none. */
   readonly fileBytes: number;
   /** Total stdout+stderr bytes read before the child is killed. */
@@ -42,6 +29,10 @@ export interface SandboxOutcome {
   readonly timedOut: boolean;
   readonly outputExceeded: boolean;
   readonly cancelled: boolean;
+  /** The kernel's OOM killer struck inside the job's cgroup. */
+  readonly oomKilled: boolean;
+  /** The scratch folder grew past its quota and the job was stopped. */
+  readonly quotaExceeded: boolean;
   readonly outputBytes: number;
   readonly stdoutTail: string;
   readonly stderrTail: string;
@@ -73,32 +64,70 @@ class Tail {
   }
 }
 
+/** One job for {@link runSandboxed}: what to run, where, and what it may read. */
+export interface SandboxJob {
+  /** The program and its arguments, with paths as the program sees them (see {@link pathInside}). */
+  readonly argv: readonly string[];
+  /** The job's scratch folder on the host: its working directory, and its only writable place. */
+  readonly scratch: string;
+  /** Host folders the program needs read-only (interpreter, virtualenv, harness). */
+  readonly readOnly: readonly string[];
+  /** Exactly the environment the program gets. */
+  readonly env: Record<string, string>;
+  /** Whether a sized tmpfs holds the scratch folder (see `applyQuota`); if not, its size is watched. */
+  readonly quotaMounted: boolean;
+}
+
+/** Where the host's scratch folder `scratch` appears to the program under `isolation`. */
+export function pathInside(isolation: Isolation, scratch: string, hostPath: string): string {
+  return isolation.bwrap && hostPath.startsWith(scratch) ? SANDBOX_SCRATCH + hostPath.slice(scratch.length) : hostPath;
+}
+
 /**
- * Runs `argv` in its own process group, in `cwd`, with exactly `env`, under the limits: no network
- * and prlimit where `isolation` has them, a wall-clock timeout and an output cap that kill the whole
- * group, and only the tails of stdout and stderr kept.
+ * Joins each cgroup (`cgroup.procs` files before `--`) with its own pid, then execs the rest, so
+ * that the job is inside its cgroup before it runs anything.
  */
-export function runSandboxed(argv: readonly string[], cwd: string, env: Record<string, string>, limits: SandboxLimits, isolation: Isolation): SandboxRun {
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+/**
+ * Runs a job in bubblewrap where `isolation` has it (see `bwrapArgv`: own mount, PID, IPC, UTS
+ * and network namespaces, a read-only file system but the scratch folder, an unprivileged user),
+ * in its own cgroup where the host offers one, with prlimit's rlimits, in its own process group;
+ * a wall-clock timeout, an output cap and the scratch quota kill everything it started, and only
+ * the tails of stdout and stderr are kept. Without bwrap the program runs unconfined but for the
+ * rlimits, cgroup and kills. `done` resolves once every process of the job is gone.
+ */
+export function runSandboxed(job: SandboxJob, limits: SandboxLimits, isolation: Isolation): SandboxRun {
+  const cgroup: JobCgroup | null = createJobCgroup(isolation.cgroups, limits.cgroup);
   const prefix: string[] = [];
-  if (isolation.noNetwork) prefix.push(...isolation.noNetwork);
-  if (isolation.prlimit && (limits.memoryBytes > 0 || limits.fileBytes > 0)) {
-    prefix.push('prlimit');
-    if (limits.memoryBytes > 0) prefix.push(`--as=${limits.memoryBytes}`);
-    if (limits.fileBytes > 0) prefix.push(`--fsize=${limits.fileBytes}`);
-    prefix.push('--');
+  if (cgroup) prefix.push('/bin/sh', '-c', JOIN_CGROUP, 'seam-cgroup-join', ...cgroup.procsFiles, '--');
+  const rlimits: string[] = [];
+  if (limits.memoryBytes > 0) rlimits.push(`--as=${limits.memoryBytes}`);
+  if (limits.fileBytes > 0) rlimits.push(`--fsize=${limits.fileBytes}`);
+  // Without a pids cgroup, a dedicated sandbox user's process count is the next best bound.
+  const pidsCgroup = isolation.cgroups.version === 2 || (isolation.cgroups.version === 1 && isolation.cgroups.bases.pids);
+  if (!pidsCgroup && isolation.user && limits.cgroup.pids > 0) rlimits.push(`--nproc=${limits.cgroup.pids}`);
+  if (isolation.prlimit && rlimits.length > 0) prefix.push('prlimit', ...rlimits, '--');
+  if (isolation.bwrap) {
+    prefix.push(...bwrapArgv({
+      bwrap: isolation.bwrap, readOnly: job.readOnly, scratch: job.scratch, devices: isolation.devices,
+      network: isolation.network, user: isolation.user,
+    }));
   }
-  const full = [...prefix, ...argv];
+  const full = [...prefix, ...job.argv];
   const started = Date.now();
-  const child = spawn(full[0] ?? '', full.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(full[0] ?? '', full.slice(1), { cwd: job.scratch, env: job.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = new Tail(limits.tailBytes);
   const err = new Tail(limits.tailBytes);
   let outputBytes = 0;
   let timedOut = false;
   let outputExceeded = false;
+  let quotaExceeded = false;
   let cancelled = false;
   let exited = false;
 
-  const killGroup = () => {
+  const killAll = () => {
+    cgroup?.kill();
     if (exited || child.pid === undefined) return;
     try {
       process.kill(-child.pid, 'SIGKILL');
@@ -109,15 +138,21 @@ export function runSandboxed(argv: readonly string[], cwd: string, env: Record<s
   };
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
+    killAll();
   }, limits.timeoutMs);
+  const stopWatch = !job.quotaMounted && limits.scratchBytes > 0
+    ? watchQuota(job.scratch, limits.scratchBytes, () => {
+      quotaExceeded = true;
+      killAll();
+    })
+    : () => {};
   const onData = (tail: Tail) => (b: Buffer) => {
     if (outputExceeded) return;
     outputBytes += b.length;
     tail.push(b);
     if (outputBytes > limits.maxOutputBytes) {
       outputExceeded = true;
-      killGroup();
+      killAll();
       child.stdout?.destroy();
       child.stderr?.destroy();
     }
@@ -132,10 +167,15 @@ export function runSandboxed(argv: readonly string[], cwd: string, env: Record<s
       settled = true;
       exited = true;
       clearTimeout(timer);
-      resolve({
-        code, signal, timedOut, outputExceeded, cancelled, outputBytes,
+      stopWatch();
+      const oomKilled = cgroup?.oomKilled() ?? false;
+      // Whatever the job left behind is killed and its cgroup removed before the run is reported.
+      void (cgroup?.close() ?? Promise.resolve()).catch((e: unknown) => {
+        err.push(Buffer.from(`${(e as Error).message}\n`));
+      }).then(() => resolve({
+        code, signal, timedOut, outputExceeded, cancelled, oomKilled, quotaExceeded, outputBytes,
         stdoutTail: out.text(), stderrTail: err.text(), wallMs: Date.now() - started,
-      });
+      }));
     };
     child.on('error', (e) => {
       err.push(Buffer.from(`could not start ${full[0]}: ${e.message}\n`));
@@ -144,7 +184,7 @@ export function runSandboxed(argv: readonly string[], cwd: string, env: Record<s
     // The streams' last bytes arrive by 'close'; a grandchild holding the pipes open is killed
     // with the group, and half a second later the run ends regardless.
     child.on('exit', (code, signal) => {
-      killGroup();
+      killAll();
       child.on('close', () => finish(code, signal));
       setTimeout(() => finish(code, signal), 500).unref();
     });
@@ -154,7 +194,7 @@ export function runSandboxed(argv: readonly string[], cwd: string, env: Record<s
     pid: child.pid,
     cancel: () => {
       cancelled = true;
-      killGroup();
+      killAll();
     },
   };
 }

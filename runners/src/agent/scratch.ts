@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
+import { unmountQuota } from './quota';
 
 /** Where capture scratch directories live: `$TMPDIR/seam-runner/<agent pid>-<random>/`. */
 export function scratchRoot(): string {
@@ -9,9 +10,34 @@ export function scratchRoot(): string {
 }
 
 /** Makes a fresh scratch directory for one capture, named after this agent's pid. */
-export async function makeScratch(root = scratchRoot()): Promise<string> {
+export function makeScratch(root = scratchRoot()): string {
   mkdirSync(root, { recursive: true, mode: 0o700 });
-  return mkdtemp(join(root, `${process.pid}-`));
+  return mkdtempSync(join(root, `${process.pid}-`));
+}
+
+/**
+ * Reads a file the capture left in its scratch folder `scratch`, as the agent (often root) may not
+ * trust it to: null unless it is a plain file whose folder lies inside `scratch` (no symlink out of
+ * it, none as the file itself); `'too-big'` past `maxBytes`. Call it once every process of the
+ * job is gone, so that nothing can swap the path meanwhile.
+ */
+export async function readScratchFile(scratch: string, path: string, maxBytes: number): Promise<Buffer | null | 'too-big'> {
+  let handle;
+  try {
+    const [root, folder] = await Promise.all([realpath(scratch), realpath(dirname(path))]);
+    if (folder !== root && !folder.startsWith(root + sep)) return null;
+    handle = await open(join(folder, basename(path)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return null;
+    if (st.size > maxBytes) return 'too-big';
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Records the process group of the capture running in `dir`, so a later agent can stop it. */
@@ -19,7 +45,8 @@ export function recordGroup(dir: string, pgid: number): void {
   writeFileSync(join(dir, '.pgid'), String(pgid));
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, as another user's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -52,6 +79,7 @@ export function sweepStaleScratch(root = scratchRoot()): string[] {
     } catch {
       // No record, no such process, or no /proc: nothing left to stop.
     }
+    unmountQuota(dir);
     rmSync(dir, { recursive: true, force: true });
     removed.push(dir);
   }

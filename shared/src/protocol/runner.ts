@@ -33,6 +33,15 @@ export interface RunnerCapabilities {
   readonly jax: string;
   readonly jaxlib: string;
   readonly python: string;
+  /** How the runner confines captures: inside bubblewrap or not, and the layers in force (see docs/runners.md). */
+  readonly isolation?: RunnerIsolation;
+}
+
+/** A runner's capture isolation, as it reports it in its hello. */
+export interface RunnerIsolation {
+  readonly sandboxed: boolean;
+  /** Short layer names, e.g. `bwrap`, `netns`, `uid:seam-sandbox`, `cgroup-v1:memory,pids,cpu`, `tmpfs-quota`. */
+  readonly layers: readonly string[];
 }
 
 export interface HelloMessage { readonly type: 'hello'; readonly name: string; readonly capabilities: RunnerCapabilities; readonly agent: string }
@@ -108,6 +117,9 @@ export function readAgentMessage(data: string): AgentToServer | null {
         platform: String(c.platform ?? 'unknown'), deviceKind: String(c.deviceKind ?? 'unknown'),
         deviceCount: Number(c.deviceCount ?? 0), jax: String(c.jax ?? ''), jaxlib: String(c.jaxlib ?? ''),
         python: String(c.python ?? ''),
+        ...(isObject(c.isolation) ? {
+          isolation: { sandboxed: c.isolation.sandboxed === true, layers: Array.isArray(c.isolation.layers) ? c.isolation.layers.map(String) : [] },
+        } : {}),
       };
       return { type: 'hello', name: v.name, capabilities: caps, agent: String(v.agent ?? '') };
     }
