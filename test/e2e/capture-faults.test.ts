@@ -81,7 +81,7 @@ describe('results are applied exactly once', () => {
   });
 
   it('applies a result posted twice once, and refuses a stale attempt', async () => {
-    const { token } = s.token('hand-runner');
+    const { token } = s.token('hand');
     // A runner speaking the protocol by hand, so the same result can be posted twice.
     const ws = new WebSocket(`${s.url.replace(/^http/, 'ws')}/runner`, { headers: { authorization: `Bearer ${token}` } });
     const frames: string[] = [];

@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
+import { bindRunnerTokens } from '../store/migrations';
 
 /**
  * Creates the job queue's tables in the server's SQLite database when they are missing: capture
- * jobs (one row per job; `attempt` counts leases) and runner tokens (stored as sha256 only).
+ * jobs (one row per job; `attempt` counts leases) and runner tokens (stored as sha256 only, each
+ * bound to the runner name it was created with), migrating older runner tokens once.
  */
-export function migrateJobs(db: Database.Database): void {
+export function migrateJobs(db: Database.Database, now: number = Date.now()): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS capture_jobs (
       id TEXT PRIMARY KEY,
@@ -38,4 +40,8 @@ export function migrateJobs(db: Database.Database): void {
       revoked_at INTEGER
     );
   `);
+  bindRunnerTokens(db, LOCAL_RUNNER, now);
 }
+
+/** The runner name reserved for the server's own local runner: only a token the server minted may register as it. */
+export const LOCAL_RUNNER = 'local';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CaptureRequestSchema, type CaptureEntry } from '@seam/shared/model';
-import { CloseCode, readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
+import { CloseCode, readServerMessage, RUNNER_LIMITS, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
 import { CaptureService, type CaptureDocument } from './service';
 import type { RunnerTokenInfo } from './runner-tokens';
 
@@ -69,7 +69,7 @@ describe('CaptureService', () => {
   });
 
   it('welcomes a runner, leases it a job when it is ready, and publishes each step to the room', () => {
-    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
     expect(socket.sent[0]).toMatchObject({ type: 'welcome', runnerId: expect.stringMatching(/\/cpu-1$/), leaseMs: 60_000 });
     const job = service.request('room', request, 'owner');
     expect(job.status).toBe('queued');
@@ -81,13 +81,13 @@ describe('CaptureService', () => {
   });
 
   it('tells a runner to stop an attempt it heartbeats but no longer holds', () => {
-    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
     h.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: [{ jobId: 'cap_gone', attempt: 3 }] }));
     expect(socket.sent.at(-1)).toEqual({ type: 'cancel', jobId: 'cap_gone', attempt: 3, reason: 'lease lost' });
   });
 
   it('sends cancel to the runner of a running job that a user cancels', () => {
-    const { socket, h } = connect(service.tokens.create('a'), 'cpu-1');
+    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
     const job = service.request('room', request, 'owner');
     h.onMessage(writeRunnerMessage({ type: 'ready' }));
     expect(service.cancel(job.id)?.status).toBe('cancelled');
@@ -96,7 +96,7 @@ describe('CaptureService', () => {
   });
 
   it('applies a result only from the token whose runner holds the attempt', async () => {
-    const mine = service.tokens.create('mine');
+    const mine = service.tokens.create('cpu-1');
     const other = service.tokens.create('other');
     const { h } = connect(mine, 'cpu-1');
     const job = service.request('room', request, 'owner');
@@ -111,12 +111,55 @@ describe('CaptureService', () => {
   });
 
   it('closes the socket of a revoked token on its next frame and leases it nothing', () => {
-    const token = service.tokens.create('a');
+    const token = service.tokens.create('cpu-1');
     const { socket, h } = connect(token, 'cpu-1');
     service.tokens.revoke(token.id);
     service.request('room', request, 'owner');
     h.onMessage(writeRunnerMessage({ type: 'ready' }));
     expect(socket.closed).toBe(CloseCode.tokenRevoked);
     expect(socket.sent.some((m) => m.type === 'job')).toBe(false);
+  });
+
+  it('refuses a token registering as another runner\'s name, or as the reserved local, and says why', () => {
+    const token = service.tokens.create('cpu-1');
+    const other = connect(token, 'cpu-2');
+    expect(other.socket.closed).toBe(CloseCode.unauthorized);
+    expect(other.socket.sent).toEqual([{ type: 'error', code: 'unauthorized', message: expect.stringContaining('bound to the runner name "cpu-1"') }]);
+    const local = connect(token, 'local');
+    expect(local.socket.closed).toBe(CloseCode.unauthorized);
+    expect(local.socket.sent[0]).toMatchObject({ type: 'error', message: expect.stringContaining('reserved') });
+    expect(service.runners()).toEqual([]);
+    const own = connect(service.tokens.rotate('local'), 'local');
+    expect(own.socket.closed).toBeUndefined();
+    expect(service.runners()).toEqual([expect.objectContaining({ name: 'local' })]);
+  });
+
+  it('leases a job aimed at a runner name only to a runner holding that name\'s token', () => {
+    const a = connect(service.tokens.create('cpu-1'), 'cpu-1');
+    const job = service.request('room', { ...request, runner: 'cpu-2' }, 'owner');
+    a.h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(a.socket.sent.some((m) => m.type === 'job')).toBe(false);
+    const b = connect(service.tokens.create('cpu-2'), 'cpu-2');
+    b.h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    expect(b.socket.sent.at(-1)).toMatchObject({ type: 'job', jobId: job.id });
+  });
+
+  it('refuses capabilities past their bounds, naming the field', () => {
+    const token = service.tokens.create('cpu-1');
+    const hello = (capabilities: object) => {
+      const socket = new RecordingSocket();
+      service.attach(token, socket).onMessage(JSON.stringify({ type: 'hello', name: 'cpu-1', capabilities, agent: 'test' }));
+      return socket;
+    };
+    const long = hello({ ...caps, deviceKind: 'x'.repeat(RUNNER_LIMITS.text + 1) });
+    expect(long.closed).toBe(CloseCode.malformedMessage);
+    expect(long.sent[0]).toMatchObject({ type: 'error', message: 'capabilities.deviceKind is longer than 128 characters' });
+    expect(hello({ ...caps, deviceCount: 1e9 }).sent[0]).toMatchObject({ message: expect.stringContaining('deviceCount') });
+    expect(hello({ ...caps, deviceCount: 8 }).closed).toBeUndefined();
+    const flood = new RecordingSocket();
+    const hf = service.attach(token, flood);
+    hf.onMessage(writeRunnerMessage({ type: 'hello', name: 'cpu-1', capabilities: caps, agent: 'test' }));
+    hf.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: Array.from({ length: RUNNER_LIMITS.heartbeatJobs + 1 }, (_, i) => ({ jobId: `j${i}`, attempt: 1 })) }));
+    expect(flood.closed).toBe(CloseCode.malformedMessage);
   });
 });

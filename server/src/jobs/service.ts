@@ -1,10 +1,10 @@
 import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
 import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
-import { CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
+import { agentMessageProblem, CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
 import type Database from 'better-sqlite3';
 import { JobQueue, toCaptureEntry, type JobRecord } from './queue';
 import { RunnerRegistry, type ConnectedRunner, type RunnerInfo, type RunnerSocket } from './registry';
-import { RunnerTokens, type RunnerTokenInfo } from './runner-tokens';
+import { registrationProblem, RunnerTokens, type RunnerTokenInfo } from './runner-tokens';
 
 /** One dump of a capture group, as handed to the server's document ingest. */
 export interface CaptureDocument {
@@ -52,6 +52,11 @@ export function resolveTimings(partial: Partial<JobTimings> = {}): JobTimings {
     maxAttempts: partial.maxAttempts ?? 3,
     retryWaitMs: partial.retryWaitMs ?? 2 * leaseMs,
   };
+}
+
+/** Whether `job` is (or was last) leased to a runner holding `token`: only that token may post its results. */
+export function leasedTo(job: JobRecord, token: RunnerTokenInfo): boolean {
+  return job.runnerId?.startsWith(`${token.id}/`) === true;
 }
 
 /** The outcome of posting a result: whether this post applied it, and the job as it stands. */
@@ -139,8 +144,12 @@ export class CaptureService {
         if (!this.tokens.isLive(token.id)) return refuse(CloseCode.tokenRevoked, 'runner token revoked');
         const msg = readAgentMessage(data);
         if (!msg) return refuse(CloseCode.malformedMessage, 'not a runner protocol frame');
+        const problem = agentMessageProblem(msg);
+        if (problem) return refuse(CloseCode.malformedMessage, problem);
         if (!runner) {
           if (msg.type !== 'hello') return refuse(CloseCode.malformedMessage, 'the first frame must be hello');
+          const wrongName = registrationProblem(token, msg.name);
+          if (wrongName) return refuse(CloseCode.unauthorized, wrongName);
           runner = this.register(token, msg.name, msg.capabilities, socket);
           return;
         }
@@ -223,7 +232,7 @@ export class CaptureService {
   async postResult(token: RunnerTokenInfo, jobId: string, attempt: number, body: ResultBody): Promise<ResultOutcome | null> {
     const before = this.queue.get(jobId);
     if (!before) return null;
-    if (before.runnerId?.startsWith(`${token.id}/`) !== true || !this.queue.claimResult(jobId, attempt)) {
+    if (!leasedTo(before, token) || !this.queue.claimResult(jobId, attempt)) {
       return { applied: false, job: before };
     }
     const runnerName = before.runnerName ?? 'runner';

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { openDatabase } from '../store/db';
 import { SyncMode } from '../config';
-import { RunnerTokens } from './runner-tokens';
+import { RunnerNameError, RunnerTokens } from './runner-tokens';
 
 const USAGE = `usage: npm run runner-token -- <command> [--data DIR]
-  create NAME   create a runner token (printed once; only its hash is stored)
+  create NAME   create a runner token bound to the runner name NAME (printed once; only its hash
+                is stored); "local" is reserved for the server's own runner
   list          list runner tokens (ids, names, revoked or not)
   revoke ID     revoke a token; runners using it are disconnected
 The data directory defaults to $SEAM_DATA_DIR, else ./data.`;
@@ -30,8 +31,15 @@ export function runTokenCli(argv: readonly string[], env: Record<string, string 
   try {
     const tokens = new RunnerTokens(db);
     if (command === 'create') {
-      const t = tokens.create(value ?? '');
-      out(`runner token for "${t.name}" (id ${t.id}); shown once, keep it secret:\n${t.token}`);
+      let t: ReturnType<RunnerTokens['create']>;
+      try {
+        t = tokens.create(value ?? '');
+      } catch (err) {
+        if (!(err instanceof RunnerNameError)) throw err;
+        console.error(err.message);
+        return 2;
+      }
+      out(`runner token for "${t.name}" (id ${t.id}), usable only by a runner started with --name ${t.name}; shown once, keep it secret:\n${t.token}`);
     } else if (command === 'revoke') {
       if (!tokens.revoke(value ?? '')) {
         console.error(`no live runner token with id ${value}`);

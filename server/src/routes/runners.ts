@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { Role } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
 import { ApiError, ErrorCode, badRequest, notFound } from '../errors';
-import type { CaptureService } from '../jobs/service';
+import { leasedTo, type CaptureService } from '../jobs/service';
 import { toCaptureEntry } from '../jobs/queue';
 import { bearer } from '../jobs/runner-auth';
 import { validResultBody } from '../jobs/result-body';
@@ -20,7 +20,8 @@ export interface RunnerRouteDeps {
 /**
  * `GET /api/rooms/:id/runners` lists the connected runners and their devices for room members;
  * `POST /api/runner/jobs/:jobId/attempts/:attempt/result` takes a runner's result (runner token),
- * applied exactly once per job however often it is posted.
+ * applied exactly once per job however often it is posted; a token the job is not leased to gets
+ * `wrong_runner` (403).
  */
 export function runnerRoutes(deps: RunnerRouteDeps): Hono {
   const app = new Hono();
@@ -38,9 +39,12 @@ export function runnerRoutes(deps: RunnerRouteDeps): Hono {
       if (!token) throw new ApiError(ErrorCode.unauthorized, 'a valid runner token is required');
       const attempt = Number(c.req.param('attempt'));
       if (!Number.isInteger(attempt) || attempt < 1) throw badRequest('attempt must be a positive integer');
+      const job = deps.jobs.queue.get(c.req.param('jobId'));
+      if (!job) throw notFound('no such capture job');
+      if (!leasedTo(job, token)) throw new ApiError(ErrorCode.wrongRunner, 'this capture job is not leased to this runner token');
       const body: ResultBody | string = validResultBody(await readJson(c, 'the body must be JSON'));
       if (typeof body === 'string') throw badRequest(body);
-      const outcome = await deps.jobs.postResult(token, c.req.param('jobId'), attempt, body);
+      const outcome = await deps.jobs.postResult(token, job.id, attempt, body);
       if (!outcome) throw notFound('no such capture job');
       return c.json({ applied: outcome.applied, job: toCaptureEntry(outcome.job) });
     },

@@ -48,3 +48,19 @@ export function addDocumentProvenance(db: Database.Database): number {
     return filled;
   })();
 }
+
+/**
+ * Data directories from before runner tokens were bound to one runner name: every token already
+ * records the name it was created with, which from now on is the only name it may register as.
+ * Adds `server_minted` (1 for the tokens the server mints for its own runners, the only ones that
+ * may use the reserved name `local`) and revokes the live `local` tokens made before, since they
+ * cannot be told apart from one the operator made (the server mints a fresh one at each start).
+ * Runs once; returns how many tokens it revoked.
+ */
+export function bindRunnerTokens(db: Database.Database, localName: string, now: number): number {
+  if (hasColumn(db, 'runner_tokens', 'server_minted')) return 0;
+  return db.transaction(() => {
+    db.exec('ALTER TABLE runner_tokens ADD COLUMN server_minted INTEGER NOT NULL DEFAULT 0');
+    return db.prepare('UPDATE runner_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now, localName).changes;
+  })();
+}

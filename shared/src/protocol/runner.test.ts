@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAgentMessage, readServerMessage, writeRunnerMessage } from './runner';
+import { agentMessageProblem, readAgentMessage, readServerMessage, RUNNER_LIMITS, writeRunnerMessage } from './runner';
 
 describe('runner protocol frames', () => {
   it('round-trip through write and read', () => {
@@ -19,5 +19,18 @@ describe('runner protocol frames', () => {
   it('cuts an over-long phase line', () => {
     const m = readAgentMessage(JSON.stringify({ type: 'status', jobId: 'j', attempt: 1, phase: 'x'.repeat(1000) }));
     expect(m?.type === 'status' && m.phase.length).toBe(200);
+  });
+
+  it('names the first capability, list or id past its bound', () => {
+    const caps = { platform: 'cpu', deviceKind: 'cpu', deviceCount: 1, jax: '0.10.2', jaxlib: '0.10.2', python: '3.11.7' };
+    const hello = (c: object, agent = 'a') => agentMessageProblem({ type: 'hello', name: 'n', capabilities: { ...caps, ...c }, agent });
+    expect(hello({})).toBeNull();
+    expect(hello({ python: 'p'.repeat(RUNNER_LIMITS.text + 1) })).toBe('capabilities.python is longer than 128 characters');
+    expect(hello({ deviceCount: -1 })).toMatch(/deviceCount must be an integer/);
+    expect(hello({}, 'a'.repeat(200))).toBe('agent is longer than 128 characters');
+    expect(hello({ isolation: { layers: Array.from({ length: 65 }, () => 'x') } })).toBe('capabilities.isolation.layers has more than 64 entries');
+    expect(hello({ isolation: { layers: ['x'.repeat(129)] } })).toBe('capabilities.isolation.layers.0 is longer than 128 characters');
+    expect(agentMessageProblem({ type: 'status', jobId: 'j'.repeat(129), attempt: 1, phase: 'x' })).toMatch(/job id/);
+    expect(agentMessageProblem({ type: 'heartbeat', jobs: Array.from({ length: 65 }, () => ({ jobId: 'j', attempt: 1 })) })).toMatch(/at most 64 jobs/);
   });
 });

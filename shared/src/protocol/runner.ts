@@ -81,6 +81,62 @@ export type ResultBody =
 /** Largest frame either side sends on the runner socket, in bytes. */
 export const MAX_RUNNER_FRAME = 1024 * 1024;
 
+/** Bounds on what an agent's frames may carry; a frame past one is refused, naming it. */
+export const RUNNER_LIMITS = {
+  /** Characters of a runner name. */
+  name: 128,
+  /** Characters of any capability string (platform, device kind, versions, …) and of the agent string. */
+  text: 128,
+  /** Devices a runner may report. */
+  devices: 4096,
+  /** Entries of any list in the capabilities, and keys of any object in them. */
+  entries: 64,
+  /** Jobs one heartbeat may name. */
+  heartbeatJobs: 64,
+  /** Characters of a job id. */
+  jobId: 128,
+} as const;
+
+/** The first way `value` (a capability, at `path`) exceeds `RUNNER_LIMITS`, or null when it is within them. */
+function capabilityProblem(path: string, value: unknown, depth: number): string | null {
+  if (typeof value === 'string') return value.length > RUNNER_LIMITS.text ? `${path} is longer than ${RUNNER_LIMITS.text} characters` : null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : `${path} is not a finite number`;
+  if (typeof value === 'boolean' || value === null || value === undefined) return null;
+  if (depth >= 3) return `${path} is nested too deeply`;
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as object);
+  if (entries.length > RUNNER_LIMITS.entries) return `${path} has more than ${RUNNER_LIMITS.entries} entries`;
+  for (const [k, v] of entries) {
+    if (k.length > RUNNER_LIMITS.text) return `a key of ${path} is longer than ${RUNNER_LIMITS.text} characters`;
+    const problem = capabilityProblem(`${path}.${k}`, v, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * The first way a well-formed agent message exceeds `RUNNER_LIMITS` (capability strings, device
+ * count, list entries, heartbeat jobs, job ids), or null when it is within them. The server refuses
+ * such a frame with this reason.
+ */
+export function agentMessageProblem(msg: AgentToServer): string | null {
+  const jobId = (id: string) => (id.length > RUNNER_LIMITS.jobId ? `a job id is longer than ${RUNNER_LIMITS.jobId} characters` : null);
+  switch (msg.type) {
+    case 'hello': {
+      const count = msg.capabilities.deviceCount;
+      if (!Number.isInteger(count) || count < 0 || count > RUNNER_LIMITS.devices) return `capabilities.deviceCount must be an integer from 0 to ${RUNNER_LIMITS.devices}`;
+      if (msg.agent.length > RUNNER_LIMITS.text) return `agent is longer than ${RUNNER_LIMITS.text} characters`;
+      return capabilityProblem('capabilities', msg.capabilities, 0);
+    }
+    case 'heartbeat':
+      if (msg.jobs.length > RUNNER_LIMITS.heartbeatJobs) return `a heartbeat may name at most ${RUNNER_LIMITS.heartbeatJobs} jobs`;
+      return msg.jobs.map((j) => jobId(j.jobId)).find((p) => p !== null) ?? null;
+    case 'status':
+      return jobId(msg.jobId);
+    default:
+      return null;
+  }
+}
+
 /** Serializes a runner-socket frame. */
 export function writeRunnerMessage(msg: AgentToServer | ServerToAgent): string {
   return JSON.stringify(msg);
@@ -112,7 +168,7 @@ export function readAgentMessage(data: string): AgentToServer | null {
   switch (v.type) {
     case 'hello': {
       const c = v.capabilities;
-      if (typeof v.name !== 'string' || v.name.length === 0 || v.name.length > 128 || !isObject(c)) return null;
+      if (typeof v.name !== 'string' || v.name.length === 0 || v.name.length > RUNNER_LIMITS.name || !isObject(c)) return null;
       const caps: RunnerCapabilities = {
         platform: String(c.platform ?? 'unknown'), deviceKind: String(c.deviceKind ?? 'unknown'),
         deviceCount: Number(c.deviceCount ?? 0), jax: String(c.jax ?? ''), jaxlib: String(c.jaxlib ?? ''),
