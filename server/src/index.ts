@@ -8,3 +8,6 @@ export { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from './analyzer';
 export { Invitations, INVITATION_PREFIX, type MintedInvitation } from './auth/invitations';
 export { defaultRoomCreation, isLoopbackHost, RoomCreation, roomCreationProblem } from './auth/room-policy';
 export { runInviteCli } from './cli/invite';
+export { writeUpdate, type StructSpec } from './sync/update-writer';
+export { serverClientId } from './sync/writers';
+export { StructKind } from './sync/update-headers';

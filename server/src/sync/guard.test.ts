@@ -2,6 +2,8 @@ import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
 import { addAnnotation, type Annotation } from '@seam/shared/model';
 import { checkUpdate } from './guard';
+import { MalformedUpdate, readUpdateHeaders, StructKind } from './update-headers';
+import { writeUpdate, type StructSpec } from './update-writer';
 
 const annotation = (id: string): Annotation => ({
   id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
@@ -32,7 +34,7 @@ describe('checkUpdate', () => {
       addAnnotation(d, annotation('a1'));
       (d.getMap('annotations').get('a0') as Y.Map<unknown>).set('resolved', true);
     });
-    expect(checkUpdate(server, u, 'annotator')).toEqual({ ok: true, noop: false, clients: [client.clientID] });
+    expect(checkUpdate(server, u, 'annotator')).toEqual({ ok: true, noop: false, clients: [client.clientID], update: u });
   });
 
   it('refuses client writes to server-only keys, even from the owner, including deletes', () => {
@@ -104,5 +106,94 @@ describe('checkUpdate', () => {
   it('throws on bytes that are not an update', () => {
     const { server } = pair();
     expect(() => checkUpdate(server, new Uint8Array([5, 200, 1, 9]), 'owner')).toThrow();
+  });
+});
+
+/** A room where the owner (client 1001) turned annotator captures off and an annotator (2002) wrote one entry. */
+function ownerRoom(): { server: Y.Doc; owner: Y.Doc } {
+  const server = new Y.Doc();
+  const owner = new Y.Doc();
+  owner.clientID = OWNER;
+  owner.getMap('settings').set('allowAnnotatorCapture', false);
+  Y.applyUpdate(server, Y.encodeStateAsUpdate(owner));
+  const annotator = new Y.Doc();
+  annotator.clientID = ANNOTATOR;
+  Y.applyUpdate(annotator, Y.encodeStateAsUpdate(server));
+  annotator.getMap('annotations').set('k', 1);
+  Y.applyUpdate(server, Y.encodeStateAsUpdate(annotator, Y.encodeStateVector(server)));
+  return { server, owner };
+}
+const OWNER = 1001;
+const ANNOTATOR = 2002;
+const item = (client: number, clock: number, names: Omit<Extract<StructSpec, { kind: 2 }>, 'kind' | 'id' | 'content'>, content: unknown[] = [true]): StructSpec =>
+  ({ kind: StructKind.item, id: { client, clock }, content, ...names });
+
+describe('checkUpdate against forged clocks and names', () => {
+  it("refuses a struct that reuses the owner's client ID across its clock, which Yjs would hang under settings", () => {
+    const { server } = ownerRoom();
+    const forged = writeUpdate([item(OWNER, 0, { parent: 'annotations', parentSub: 'allowAnnotatorCapture' }, ['x', true])]);
+    expect(checkUpdate(server, forged, 'annotator')).toEqual({ ok: false, reason: 'clock-overlap' });
+    expect(checkUpdate(server, forged, 'owner')).toEqual({ ok: false, reason: 'clock-overlap' });
+    // What the guard stops: Yjs integrates the tail after the owner's settings item and erases it.
+    Y.applyUpdate(server, forged);
+    expect(server.getMap('settings').toJSON()).toEqual({});
+  });
+
+  it('drops structs the document already holds from what it applies and relays, whatever they claim to hold', () => {
+    const { server } = ownerRoom();
+    const repeat = item(OWNER, 0, { parent: 'settings', parentSub: 'allowAnnotatorCapture' });
+    const fresh = item(ANNOTATOR, 1, { parent: 'annotations', parentSub: 'j' });
+    const verdict = checkUpdate(server, writeUpdate([repeat, fresh]), 'annotator');
+    expect(verdict).toMatchObject({ ok: true, noop: false, clients: [ANNOTATOR] });
+    if (!verdict.ok) return;
+    expect(readUpdateHeaders(verdict.update).structs.map((s) => s.id)).toEqual([{ client: ANNOTATOR, clock: 1 }]);
+    expect(checkUpdate(server, writeUpdate([repeat]), 'annotator')).toMatchObject({ ok: true, noop: true });
+  });
+
+  it('counts the key of every name an item gives, not only the one Yjs hangs it by', () => {
+    const { server } = ownerRoom();
+    const intoSettings = writeUpdate([item(ANNOTATOR, 1, { origin: { client: ANNOTATOR, clock: 0 }, rightOrigin: { client: OWNER, clock: 0 } })]);
+    expect(checkUpdate(server, intoSettings, 'annotator')).toEqual({ ok: false, reason: 'forbidden-key' });
+    expect(checkUpdate(server, intoSettings, 'owner')).toMatchObject({ ok: true });
+  });
+
+  it('refuses names Yjs would wait for: missing, pointing ahead in its own client, or in a cycle', () => {
+    const { server } = ownerRoom();
+    const missing = writeUpdate([item(ANNOTATOR, 1, { origin: { client: ANNOTATOR, clock: 0 }, rightOrigin: { client: 77, clock: 5 } })]);
+    expect(checkUpdate(server, missing, 'annotator')).toEqual({ ok: false, reason: 'unknown-parent' });
+    // What the guard stops: Yjs keeps the item pending inside the document, unchecked.
+    Y.applyUpdate(server, missing);
+    expect(server.store.pendingStructs).not.toBeNull();
+
+    const { server: s2 } = ownerRoom();
+    const ahead = writeUpdate([item(ANNOTATOR, 1, { origin: { client: ANNOTATOR, clock: 2 } }), item(ANNOTATOR, 2, { parent: 'annotations', parentSub: 'z' })]);
+    expect(checkUpdate(s2, ahead, 'annotator')).toEqual({ ok: false, reason: 'unknown-parent' });
+    const cycle = writeUpdate([
+      item(5, 0, { origin: { client: 6, clock: 0 } }),
+      item(5, 1, { parent: 'annotations', parentSub: 'a' }),
+      item(6, 0, { origin: { client: 5, clock: 1 } }),
+    ]);
+    expect(checkUpdate(s2, cycle, 'annotator')).toEqual({ ok: false, reason: 'unknown-parent' });
+    const forward = writeUpdate([item(6, 0, { origin: { client: 5, clock: 0 } }), item(5, 0, { parent: 'annotations', parentSub: 'a' })]);
+    expect(checkUpdate(s2, forward, 'annotator')).toMatchObject({ ok: true, clients: [6, 5] });
+  });
+
+  it('refuses deletes of clocks that will not exist, and a client in two groups', () => {
+    const { server } = ownerRoom();
+    const ahead = writeUpdate([item(ANNOTATOR, 1, { parent: 'annotations', parentSub: 'j' })], new Map([[ANNOTATOR, [{ clock: 1, len: 5 }]]]));
+    expect(checkUpdate(server, ahead, 'annotator')).toEqual({ ok: false, reason: 'unknown-parent' });
+    const twice = writeUpdate([
+      item(ANNOTATOR, 1, { parent: 'annotations', parentSub: 'j' }),
+      item(5, 0, { parent: 'annotations', parentSub: 'a' }),
+      item(ANNOTATOR, 1, { parent: 'settings', parentSub: 'title' }),
+    ]);
+    expect(() => checkUpdate(server, twice, 'annotator')).toThrow(MalformedUpdate);
+  });
+
+  it('refuses a skip that runs past the clock as a gap, and takes GC structs as garbage', () => {
+    const { server } = ownerRoom();
+    expect(checkUpdate(server, writeUpdate([{ kind: StructKind.skip, id: { client: ANNOTATOR, clock: 0 }, length: 3 }]), 'annotator')).toEqual({ ok: false, reason: 'gap' });
+    const gc = writeUpdate([{ kind: StructKind.gc, id: { client: ANNOTATOR, clock: 1 }, length: 2 }, item(ANNOTATOR, 3, { origin: { client: ANNOTATOR, clock: 2 } })]);
+    expect(checkUpdate(server, gc, 'annotator')).toMatchObject({ ok: true });
   });
 });

@@ -11,6 +11,7 @@ import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
 import { ItemVerdict } from './item-budget';
 import { PresenceClaims, readBoundedAwareness } from './presence';
+import { serverClientId, WriterClaims } from './writers';
 
 /** Sync sub-messages of y-protocols. */
 const SyncStep1 = 0;
@@ -69,6 +70,8 @@ export class Room {
   readonly conns = new Set<Connection>();
   /** Which socket owns which awareness client ID: nobody sets or removes another socket's presence. */
   private readonly claims: PresenceClaims<Connection>;
+  /** Which socket writes with which Yjs client ID: nobody writes with another's, or the server's. */
+  private readonly writers = new WriterClaims<Connection>(this.doc);
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
   private pending: PendingUpdate[] = [];
@@ -94,6 +97,8 @@ export class Room {
       if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, LOAD_ORIGIN);
       for (const u of state.updates) Y.applyUpdate(this.doc, u, LOAD_ORIGIN);
     }, LOAD_ORIGIN);
+    // After the load: Yjs gives a document a new client ID when a remote update writes with its own.
+    this.doc.clientID = serverClientId(id);
     this.lastId = state.lastId;
     this.logCount = state.updates.length;
     this.logBytes = state.logBytes;
@@ -153,6 +158,7 @@ export class Room {
   leave(conn: Connection): void {
     if (!this.conns.delete(conn)) return;
     this.ackDue.delete(conn);
+    this.writers.release(conn);
     const ids = this.claims.release(conn).filter((id) => this.awareness.getStates().has(id));
     if (ids.length > 0) awarenessProtocol.removeAwarenessStates(this.awareness, ids, null);
   }
@@ -234,7 +240,7 @@ export class Room {
       this.ackDue.add(conn);
       this.schedule();
     }
-    const verdict = checkUpdate(this.doc, payload, conn.role);
+    const verdict = this.writers.admit(conn, checkUpdate(this.doc, payload, conn.role));
     if (!verdict.ok) {
       this.deps.metrics.refused.inc({ reason: verdict.reason });
       // Its replica keeps the change, so every later update of that client ID would be a gap:
@@ -245,7 +251,7 @@ export class Room {
     if (verdict.noop) return;
     if (this.storedBytes + payload.length > this.deps.limits.roomBytes) return conn.close(CloseCode.roomTooLarge);
     for (const c of verdict.clients) conn.authored.add(c);
-    this.applyChecked(conn, payload, verdict.clients);
+    this.applyChecked(conn, verdict.update, verdict.clients);
     this.deps.commits.commitIfOverdue();
   }
 

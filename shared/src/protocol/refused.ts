@@ -18,6 +18,13 @@ export const RefusalCode = {
   unknownParent: 'unknown-parent',
   /** The update depends on structs the server lacks, typically after an earlier refusal. */
   gap: 'gap',
+  /** A struct starts below the clock the server holds for its client ID and runs past it. */
+  clockOverlap: 'clock-overlap',
+  /**
+   * The update writes with a client ID that is not this socket's to use: the server's, another
+   * live socket's (one with another token), or one that has written keys this role may not write.
+   */
+  clientTaken: 'client-taken',
 } as const;
 export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];
 
