@@ -47,6 +47,19 @@ describe('invitations', () => {
     expect(invitations.list()[0]?.usesLeft).toBe(0);
   });
 
+  it('checks an invitation without spending it, naming the refusal as redeem would', () => {
+    const { secret, id } = invitations.create({ uses: 1, expiresInMs: 1000 });
+    expect(() => invitations.check(secret)).not.toThrow();
+    expect(() => invitations.check('inv_nope')).toThrow(expect.objectContaining({ code: 'invitation_invalid' }));
+    expect(invitations.list()[0]?.usesLeft).toBe(1);
+    expect(redeem(secret)).toBe('spent');
+    expect(() => invitations.check(secret)).toThrow(expect.objectContaining({ code: 'invitation_used_up' }));
+    clock += 1000;
+    expect(() => invitations.check(secret)).toThrow(expect.objectContaining({ code: 'invitation_expired' }));
+    invitations.revoke(id);
+    expect(() => invitations.check(secret)).toThrow(expect.objectContaining({ code: 'invitation_revoked' }));
+  });
+
   it('refuses an expired invitation from its expiry on, and keeps its uses', () => {
     const { secret } = invitations.create({ uses: 2, expiresInMs: 1000 });
     clock += 999;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ApiError, ErrorCode } from '../errors';
-import { InvitationsStore, type InvitationRow, type TakeOutcome } from '../store/invitations-store';
+import { InvitationsStore, type InvitationRefusal, type InvitationRow } from '../store/invitations-store';
 import { hashToken } from './tokens';
 
 /** Prefix of every invitation, so one is never mistaken for a room, runner or operator token. */
@@ -21,7 +21,7 @@ export interface InvitationOptions {
 export type MintedInvitation = InvitationRow & { readonly secret: string };
 
 /** Why an invitation was refused, as the message the person holding it reads. */
-const REFUSALS: Record<Exclude<TakeOutcome, 'taken'>, readonly [ErrorCode, string]> = {
+const REFUSALS: Record<InvitationRefusal, readonly [ErrorCode, string]> = {
   unknown: [ErrorCode.invitationInvalid, 'this invitation code is not known here; check it was copied whole'],
   revoked: [ErrorCode.invitationRevoked, 'this invitation was revoked by the operator'],
   expired: [ErrorCode.invitationExpired, 'this invitation has expired; ask the operator for a new one'],
@@ -74,5 +74,11 @@ export class Invitations {
   redeem(secret: string): void {
     const outcome = secret.startsWith(INVITATION_PREFIX) ? this.store.take(hashToken(secret), this.now()) : 'unknown';
     if (outcome !== 'taken') throw new ApiError(...REFUSALS[outcome]);
+  }
+
+  /** Throws as `redeem` would if `secret` could not be spent now; spends nothing. */
+  check(secret: string): void {
+    const status = secret.startsWith(INVITATION_PREFIX) ? this.store.status(hashToken(secret), this.now()) : 'unknown';
+    if (status !== 'live') throw new ApiError(...REFUSALS[status]);
   }
 }

@@ -13,17 +13,18 @@ function isOperator(given: string, operatorToken: string | undefined): boolean {
 
 /**
  * Lets a room be created, or throws the named `ApiError`. Under `open` anyone may; under `invite`
- * the request's `Authorization: Bearer` must be the operator token (nothing is spent) or an
- * invitation, of which one use is spent here (call it in the transaction that creates the room).
- * The credential is read from the header only, never from the query string, which logs and
- * proxies keep.
+ * the request's `Authorization: Bearer` must be the operator token (nothing is spent) or a live
+ * invitation. `spend`: take one use of it (do so in the transaction that creates the room);
+ * `check`: take nothing, to refuse a request before it counts against any quota. The credential
+ * is read from the header only, never from the query string, which logs and proxies keep.
  */
-export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations): void {
+export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations, use: 'check' | 'spend'): void {
   if (config.roomCreation === RoomCreation.open) return;
   const header = c.req.header('authorization') ?? '';
   if (/^(Bearer\s*)?$/i.test(header.trim())) throw new ApiError(ErrorCode.invitationRequired, 'creating a room on this server needs an invitation; ask its operator for one');
   const credential = tokenFrom(header, undefined);
   if (credential && isOperator(credential, config.operatorToken)) return;
   if (!credential?.startsWith(INVITATION_PREFIX)) throw new ApiError(ErrorCode.invitationInvalid, 'this is neither an invitation nor the operator token');
-  invitations.redeem(credential);
+  if (use === 'spend') invitations.redeem(credential);
+  else invitations.check(credential);
 }

@@ -159,6 +159,20 @@ describe('who may create rooms', () => {
     expect(invitations().list().find((i) => i.id === id)?.usesLeft).toBe(1);
   });
 
+  it('refuses requests without a live invitation before they count against the creation quota', async () => {
+    const small = testApp({ roomsPerMinute: 2 }, { roomCreation: 'invite' });
+    try {
+      const { secret } = new Invitations(small.deps.store.db).create({ uses: 3 });
+      const post = (token?: string) => small.call('POST', '/api/rooms', { json: { title: 'Lab' }, ...(token ? { token } : {}) });
+      const refused = [await post(), await post('inv_made_up'), await post(), await post('inv_made_up')];
+      expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+      expect([(await post(secret)).status, (await post(secret)).status, (await post(secret)).status]).toEqual([201, 201, 429]);
+      expect(new Invitations(small.deps.store.db).list()[0]?.usesLeft).toBe(1);
+    } finally {
+      small.close();
+    }
+  });
+
   it('lets the operator token create rooms without spending invitations', async () => {
     for (let i = 0; i < 3; i++) expect((await create(OPERATOR)).status).toBe(201);
     expect((await create(`${OPERATOR}x`)).status).toBe(401);

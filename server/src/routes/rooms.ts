@@ -27,7 +27,12 @@ export function roomRoutes(deps: AppDeps): Hono {
 
   const creations = new RoomCreationQuota(config.limits, () => store.rooms.count());
 
+  // Who may create rooms is settled before the quotas count the request, so that requests without
+  // a live invitation cannot use up the rooms of those who hold one.
   app.post('/', (c, next) => {
+    requireRoomCreator(c, config, invitations, 'check');
+    return next();
+  }, (c, next) => {
     creations.take(clientAddress(c));
     return next();
   }, limit, validate('json', CreateRoomBody), (c) => {
@@ -37,7 +42,7 @@ export function roomRoutes(deps: AppDeps): Hono {
     const hashes = Object.fromEntries(ROLES.map((r) => [r, hashToken(tokens[r])])) as Record<Role, Buffer>;
     // The invitation's use is spent in the transaction that creates the room: both or neither.
     store.db.transaction(() => {
-      requireRoomCreator(c, config, invitations);
+      requireRoomCreator(c, config, invitations, 'spend');
       store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
     })();
     rooms.get(id).transact((doc) => {

@@ -14,8 +14,10 @@ export interface InvitationRow {
   readonly revokedAt: number | null;
 }
 
+/** Why an invitation cannot be used. */
+export type InvitationRefusal = 'unknown' | 'revoked' | 'expired' | 'used_up';
 /** What taking one use of an invitation came to: `taken`, or why it was refused. */
-export type TakeOutcome = 'taken' | 'unknown' | 'revoked' | 'expired' | 'used_up';
+export type TakeOutcome = 'taken' | InvitationRefusal;
 
 interface Row { id: string; note: string; uses_left: number; uses: number; created_at: number; expires_at: number | null; revoked_at: number | null }
 
@@ -71,10 +73,17 @@ export class InvitationsStore {
   /** Takes one use of the invitation with this hash at time `now`, atomically; otherwise says why not. */
   take(hash: Buffer, now: number): TakeOutcome {
     if (this.takeOne.run(hash, now).changes === 1) return 'taken';
+    const status = this.status(hash, now);
+    // Only another writer adding uses between the two statements could make it live again.
+    return status === 'live' ? 'used_up' : status;
+  }
+
+  /** Whether the invitation with this hash could be used at time `now`, taking nothing. */
+  status(hash: Buffer, now: number): 'live' | InvitationRefusal {
     const r = this.byHash.get(hash);
     if (!r) return 'unknown';
     if (r.revoked_at !== null) return 'revoked';
     if (r.expires_at !== null && r.expires_at <= now) return 'expired';
-    return 'used_up';
+    return r.uses_left > 0 ? 'live' : 'used_up';
   }
 }
