@@ -47,4 +47,26 @@ describe('text safety', () => {
     for (const p of [ada, bo]) expect(await injected(p.page)).toEqual({ flag: null, imgs: 0, scripts: 0 });
     expect(errors).toEqual([]);
   });
+
+  it('runs under the Content-Security-Policy without a violation: sync, worker analysis, annotations, tooltips', async () => {
+    for (const p of [ada, bo]) {
+      await p.context.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { __csp: string[] }).__csp = seen;
+        document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+      });
+      await p.page.reload();
+      await p.page.locator('.cm-line', { hasText: '// <img' }).waitFor();
+    }
+    await annotateLine(bo.page, 'ENTRY %main', 'Question', 'under the policy');
+    await ada.page.getByRole('region', { name: 'Annotations' }).getByText('under the policy').waitFor();
+    await ada.page.locator('.cm-content .cm-ann-question').first().hover();
+    await ada.page.locator('.cm-ann-tooltip').getByText('under the policy').waitFor();
+    for (const p of [ada, bo]) {
+      expect(await p.page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp)).toEqual([]);
+      expect(await injected(p.page)).toEqual({ flag: null, imgs: 0, scripts: 0 });
+    }
+    expect(errors).toEqual([]);
+  });
 });
+

@@ -1,3 +1,4 @@
+import './no-eval';
 import { mount } from 'svelte';
 import App from './App.svelte';
 import './styles.css';
