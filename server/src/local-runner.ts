@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
+import { isLoopbackHost } from './auth/room-policy';
 
 /**
  * The runner's entry script in this checkout. The server starts it as a child process and never
@@ -25,6 +26,8 @@ export interface LocalRunnerOptions {
   readonly name?: string;
   /** The script to run; default {@link RUNNER_SCRIPT}. */
   readonly script?: string;
+  /** Start it with `--require-sandbox`: it refuses to run captures outside bubblewrap. */
+  readonly requireSandbox?: boolean;
 }
 
 /** A local runner child process. */
@@ -40,7 +43,8 @@ export interface LocalRunner {
  * builds the JAX virtualenv on first use and then connects back to this server.
  */
 export function spawnLocalRunner(o: LocalRunnerOptions): LocalRunner {
-  const child = spawn(process.execPath, [o.script ?? RUNNER_SCRIPT, '--local', '--server', o.serverUrl, '--name', o.name ?? 'local'], {
+  const args = [o.script ?? RUNNER_SCRIPT, '--local', '--server', o.serverUrl, '--name', o.name ?? 'local', ...(o.requireSandbox ? ['--require-sandbox'] : [])];
+  const child = spawn(process.execPath, args, {
     env: { ...o.env, SEAM_RUNNER_TOKEN: o.token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,6 +65,47 @@ export function spawnLocalRunner(o: LocalRunnerOptions): LocalRunner {
       await exited;
     },
   };
+}
+
+/** The server would run users' programs outside a sandbox on an address other machines can reach. */
+export class UnsandboxedRunnerError extends Error {
+  override name = 'UnsandboxedRunnerError';
+}
+
+/** What `seam-runner --check-sandbox` found on this host. */
+export interface SandboxCheck {
+  readonly sandboxed: boolean;
+  /** What is enforced and what is not, in words. */
+  readonly text: string;
+}
+
+/** Runs `seam-runner --check-sandbox` with `env` (`SEAM_BWRAP`, `SEAM_SANDBOX_USER` apply) and returns what it found. */
+export function checkLocalSandbox(env: Readonly<Record<string, string | undefined>>, script = RUNNER_SCRIPT): Promise<SandboxCheck> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [script, '--check-sandbox', '--name', 'local'], { env, timeout: 120_000 }, (err, stdout, stderr) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        const report = JSON.parse(line) as Partial<SandboxCheck>;
+        resolve({ sandboxed: report.sandboxed === true, text: String(report.text ?? '') });
+      } catch {
+        reject(new Error(`seam-runner --check-sandbox failed: ${stderr.trim() || err?.message || line}`));
+      }
+    });
+  });
+}
+
+/**
+ * How the local runner may start on `host` given `check`: sandboxed, it is required to stay so
+ * (`--require-sandbox`); unsandboxed on loopback, it starts with the returned warning; unsandboxed on
+ * any other address, this throws {@link UnsandboxedRunnerError}.
+ */
+export function localRunnerSandbox(check: SandboxCheck, host: string): { readonly requireSandbox: boolean; readonly warning: string | null } {
+  if (check.sandboxed) return { requireSandbox: true, warning: null };
+  if (!isLoopbackHost(host)) {
+    throw new UnsandboxedRunnerError(`refusing to start on HOST=${host}: the local runner would run users' programs without a sandbox (${check.text}). `
+      + 'Install bubblewrap (apt-get install bubblewrap), or set SEAM_RUNNER=off and use remote runners, or listen on 127.0.0.1.');
+  }
+  return { requireSandbox: false, warning: `captures on the local runner are NOT sandboxed: ${check.text}. This is tolerated on loopback only; install bubblewrap (apt-get install bubblewrap).` };
 }
 
 /** When {@link superviseLocalRunner} restarts the runner, and when it gives up. */

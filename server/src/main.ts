@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from './config';
-import { superviseLocalRunner } from './local-runner';
+import { checkLocalSandbox, localRunnerSandbox, superviseLocalRunner } from './local-runner';
 import { startServer } from './server';
 
 /**
@@ -11,13 +11,17 @@ import { startServer } from './server';
 const config = loadConfig(process.env);
 const log = pino({ level: config.logLevel }, pino.destination(2));
 const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.meta.url));
+// The local runner must run captures in bubblewrap; off loopback the server refuses to start
+// otherwise (UnsandboxedRunnerError), on loopback it warns.
+const sandbox = config.runner ? localRunnerSandbox(await checkLocalSandbox(process.env), config.host) : undefined;
+if (sandbox?.warning) log.warn({ runner: 'local' }, sandbox.warning);
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
 // Unless SEAM_RUNNER=off: a CPU runner for this server in a child process, which builds its JAX
 // virtualenv on first use, and is started again with backoff when it dies.
 const localRunner = config.runner
   ? superviseLocalRunner({
-    serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env, log,
+    serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env, log, requireSandbox: sandbox?.requireSandbox,
     onLine: (line) => log.info({ runner: 'local' }, line),
   })
   : undefined;

@@ -8,7 +8,7 @@ export interface CgroupLimits {
   readonly memoryBytes: number;
   /** Processes and threads together; 0 for none. */
   readonly pids: number;
-  /** CPU quota in cores (fractions allowed); 0 for none. The job always gets half the default CPU weight. */
+  /** CPU quota in cores (fractions allowed); 0 for none. The job always gets a tenth of the default CPU weight (see {@link JOB_CPU_WEIGHT}). */
   readonly cpus: number;
 }
 
@@ -133,6 +133,13 @@ export interface JobCgroup {
 
 const PERIOD_US = 100_000;
 
+/**
+ * The job cgroup's CPU weight (v2 `cpu.weight`, default 100; v1 `cpu.shares` scaled from 1024): a
+ * tenth of the default, so that under contention the server and its members come first, while an
+ * idle host gives the capture every core it can use.
+ */
+export const JOB_CPU_WEIGHT = 10;
+
 function write(dir: string, file: string, value: string | number, optional = false): void {
   try {
     writeFileSync(join(dir, file), String(value));
@@ -183,7 +190,7 @@ export function createJobCgroup(s: CgroupSupport, limits: CgroupLimits): JobCgro
   }
   if (dirs.pids && limits.pids > 0) write(dirs.pids, 'pids.max', limits.pids);
   if (dirs.cpu) {
-    write(dirs.cpu, s.version === 2 ? 'cpu.weight' : 'cpu.shares', s.version === 2 ? 50 : 512, true);
+    write(dirs.cpu, s.version === 2 ? 'cpu.weight' : 'cpu.shares', s.version === 2 ? JOB_CPU_WEIGHT : Math.round((JOB_CPU_WEIGHT * 1024) / 100), true);
     if (limits.cpus > 0) {
       const quota = Math.max(1000, Math.round(limits.cpus * PERIOD_US));
       if (s.version === 2) write(dirs.cpu, 'cpu.max', `${quota} ${PERIOD_US}`);

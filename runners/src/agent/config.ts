@@ -62,10 +62,10 @@ export const USAGE = `usage: seam-runner --server URL --token T [--name N] [--py
   --require-sandbox refuse to start unless captures run in bubblewrap (or SEAM_REQUIRE_SANDBOX=1)
   --sandbox-user  the host user captures run as when the agent is root, created when missing
                   (default seam-sandbox, or SEAM_SANDBOX_USER; nobody if it cannot be created)
-  --job-memory    memory of one capture's cgroup (default 8 GiB; 0 for none)
-  --job-pids      processes and threads of one capture (default 1024; 0 for none)
-  --job-cpus      CPU cores one capture may use (default 0: no quota, half the CPU weight)
-  --scratch-quota bytes one capture's scratch folder may hold (default 1 GiB)
+  --job-memory    memory of one capture's cgroup (default 8 GiB; 0 for none; or SEAM_JOB_MEMORY)
+  --job-pids      processes and threads of one capture (default 1024; 0 for none; or SEAM_JOB_PIDS)
+  --job-cpus      CPU cores one capture may use (default 0: no quota, a tenth of the CPU weight; or SEAM_JOB_CPUS)
+  --scratch-quota bytes one capture's scratch folder may hold (default 1 GiB; or SEAM_SCRATCH_QUOTA)
   --check-sandbox print the isolation captures get here and exit: 0 sandboxed, 1 not
   SEAM_BWRAP      the bubblewrap binary (default /usr/bin/bwrap, else bwrap on PATH)
   --local         the runner npm start spawns: builds runners/.venv first (with progress), token from
@@ -73,6 +73,12 @@ export const USAGE = `usage: seam-runner --server URL --token T [--name N] [--py
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
+
+/** Options of the sandbox that an environment variable sets when the flag is absent. */
+const SANDBOX_ENV = [
+  ['--sandbox-user', 'SEAM_SANDBOX_USER'], ['--job-memory', 'SEAM_JOB_MEMORY'], ['--job-pids', 'SEAM_JOB_PIDS'],
+  ['--job-cpus', 'SEAM_JOB_CPUS'], ['--scratch-quota', 'SEAM_SCRATCH_QUOTA'],
+] as const;
 
 const FLAGS = new Set(['--allow-network', '--help', '--local', '--require-sandbox', '--check-sandbox']);
 
@@ -108,6 +114,8 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     if (!server || !token) throw new Error(`--server and --token are required\n${USAGE}`);
     new URL(server);
   }
+  // The sandbox's limits also come from the environment, so that `npm start` can set its local runner's.
+  for (const [flag, key] of SANDBOX_ENV) if (!values.has(flag) && env[key]) values.set(flag, env[key] ?? '');
   const cpus = Number(values.get('--job-cpus') ?? 0);
   if (!Number.isFinite(cpus) || cpus < 0) throw new Error(`--job-cpus must be a number of cores ≥ 0, got "${values.get('--job-cpus') ?? ''}"`);
   const sized = (flag: string, fallback: number) => (values.has(flag) ? bytes(flag, values.get(flag)) : fallback);
@@ -121,7 +129,7 @@ export function parseCli(argv: readonly string[], env: Record<string, string | u
     network: flags.has('--allow-network'),
     requireSandbox: flags.has('--require-sandbox') || env.SEAM_REQUIRE_SANDBOX === '1',
     checkSandbox,
-    sandboxUser: values.get('--sandbox-user') || env.SEAM_SANDBOX_USER || DEFAULT_SANDBOX_USER,
+    sandboxUser: values.get('--sandbox-user') || DEFAULT_SANDBOX_USER,
     jobMemoryBytes: sized('--job-memory', 8 * GiB),
     jobPids: sized('--job-pids', 1024),
     jobCpus: cpus,

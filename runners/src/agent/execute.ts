@@ -104,8 +104,8 @@ function failureOf(s: SandboxOutcome, err: HarnessError | null, timeoutS: number
   if (s.oomKilled) {
     return { reason: 'memory-limit', message: `the capture was killed by the kernel at its memory limit (${limits.cgroup.memoryBytes} bytes)`, traceback: tail };
   }
-  if (s.quotaExceeded) {
-    return { reason: 'output-limit', message: `the program wrote more than ${limits.scratchBytes} bytes into its scratch folder and was stopped`, traceback: tail };
+  if (s.quotaExceeded || (!err && /No space left on device/.test(tail))) {
+    return { reason: 'output-limit', message: `the program wrote more than its scratch folder's quota (${limits.scratchBytes} bytes) and was stopped`, traceback: tail };
   }
   if (s.outputExceeded) {
     return { reason: 'output-limit', message: `the program printed more than ${limits.maxOutputBytes} bytes and was stopped; the last lines are kept`, traceback: tail };
