@@ -34,11 +34,11 @@ export interface Limits {
   readonly documentsPerRoom: number;
   /** Dump bytes (uncompressed) one room's documents may hold in all; default 512 MiB. */
   readonly roomDocumentBytes: number;
-  /** Yjs structs plus deleted ranges one update may carry; more closes with 1009. Default 50,000. */
+  /** Yjs structs plus deleted ranges one update may carry; more closes with 1009. Default 20,000 (1,600 annotations). */
   readonly itemsPerUpdate: number;
-  /** Sustained Yjs structs plus deleted ranges per second per connection; default 20,000. */
+  /** Sustained Yjs structs plus deleted ranges per second per connection; default 10,000. */
   readonly itemsPerSecond: number;
-  /** Bucket size for bursts of Yjs items; more closes with 4008. Default 100,000. */
+  /** Bucket size for bursts of Yjs items (keep it at least `itemsPerUpdate`); more closes with 4008. Default 40,000. */
   readonly itemsBurst: number;
   /** Largest awareness state (JSON characters) of one client ID; bigger closes with 1009. Default 16 KiB. */
   readonly awarenessStateBytes: number;
@@ -100,9 +100,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxRooms: 100_000,
   documentsPerRoom: 200,
   roomDocumentBytes: 512 * 1024 * 1024,
-  itemsPerUpdate: 50_000,
-  itemsPerSecond: 20_000,
-  itemsBurst: 100_000,
+  itemsPerUpdate: 20_000,
+  itemsPerSecond: 10_000,
+  itemsBurst: 40_000,
   awarenessStateBytes: 16 * 1024,
   awarenessClientsPerSocket: 4,
   analyzeChars: 64 * 1024 * 1024,

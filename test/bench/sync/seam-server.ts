@@ -15,7 +15,8 @@ const MAIN = fileURLToPath(new URL('../../../server/src/main.ts', import.meta.ur
  */
 export async function startSeam(): Promise<ServerUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'seam-bench-'));
-  const env = { PORT: '0', HOST: '127.0.0.1', SEAM_DATA_DIR: dataDir, SEAM_RUNNER: 'off', SEAM_LOG_LEVEL: 'warn' };
+  // The capacity run creates hundreds of rooms from one address within a minute.
+  const env = { PORT: '0', HOST: '127.0.0.1', SEAM_DATA_DIR: dataDir, SEAM_RUNNER: 'off', SEAM_LOG_LEVEL: 'warn', SEAM_ROOMS_PER_MIN: '10000', SEAM_ROOMS_PER_HOUR: '10000' };
   const { child, port } = await spawnServer(MAIN, env).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
