@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,14 +12,18 @@ import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, 
 
 const FINAL = ['done', 'failed', 'cancelled'];
 /**
- * The MLP, but its first attempt creates `marker` and then hangs: whatever the machine's load, the
- * first runner is still busy when it is killed, and the next attempt runs straight through.
+ * The MLP, but where it can reach the test's `port` (the first runner, started with
+ * `--allow-network`) it connects and then hangs: whatever the machine's load, the first runner is
+ * still busy when it is killed, and the next attempt (sandboxed without network) runs straight
+ * through. A socket, not a marker file: the sandbox lets a capture write nothing outside its scratch.
  */
-const hangOnFirstAttempt = (marker: string) => `import os, time
+const hangOnFirstAttempt = (port: number) => `import socket, time
 
-if not os.path.exists(${JSON.stringify(marker)}):
-    open(${JSON.stringify(marker)}, "w").close()
+try:
+    _s = socket.create_connection(("127.0.0.1", ${port}), timeout=5)
     time.sleep(600)
+except OSError:
+    pass
 ${MLP}`;
 
 /** Every process below `pid`, read from /proc (the capture runs in its own process group). */
@@ -57,14 +62,18 @@ describe('leases: a runner that disappears loses its job', () => {
   it('completes a job on a second runner after the first is killed with SIGKILL mid-job', async () => {
     const s = await startCaptureServer({ leaseMs: 1500, maxAttempts: 3, retryWaitMs: 60_000 });
     servers.push(s);
-    const a = await startAgent(s.url, s.token('cpu-a').token, 'cpu-a');
+    const a = await startAgent(s.url, s.token('cpu-a').token, 'cpu-a', ['--allow-network']);
     agents.push(a);
-    const markerDir = mkdtempSync(join(tmpdir(), 'seam-lease-'));
-    cleanups.push(() => rmSync(markerDir, { recursive: true, force: true }));
-    const marker = join(markerDir, 'first-attempt');
-    const { body } = await requestCapture(s, { program: hangOnFirstAttempt(marker), entry: 'mlp', args: MLP_ARGS });
+    let reached = 0;
+    const hang = createServer((socket) => {
+      reached++;
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => hang.close());
+    const { body } = await requestCapture(s, { program: hangOnFirstAttempt((hang.address() as AddressInfo).port), entry: 'mlp', args: MLP_ARGS });
     await a.saw(new RegExp(`running ${body.job.id} \\(attempt 1\\)`));
-    await waitFor(() => existsSync(marker), 'the first attempt to reach its hang');
+    await waitFor(() => reached > 0, 'the first attempt to reach its hang');
     const b = await startAgent(s.url, s.token('cpu-b').token, 'cpu-b');
     agents.push(b);
     expect(await getJob(s, body.job.id)).toMatchObject({ status: 'running', runningOn: 'cpu-a' });
