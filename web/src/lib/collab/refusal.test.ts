@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RefusalCode } from '@seam/shared/protocol';
 import { refusalMessage, unsavedHeading, unsavedLabel } from './refusal';
 import type { UnsavedChange } from './unsaved';
 
@@ -15,6 +16,14 @@ describe('refusalMessage', () => {
   it('says plainly why a change was refused', () => {
     expect(refusalMessage('locked')).toBe('Your last change was refused: the room is locked. The room was reloaded from the server.');
     expect(refusalMessage('viewer')).toContain('viewers cannot change the room');
+  });
+
+  it('has its own words for every refusal code the server sends', () => {
+    const generic = refusalMessage('gap');
+    for (const code of Object.values(RefusalCode).filter((c) => c !== RefusalCode.gap && c !== RefusalCode.unknownParent)) {
+      expect(refusalMessage(code), code).not.toBe(generic);
+    }
+    expect(refusalMessage(RefusalCode.clientTaken)).toContain('another writer');
   });
 
   it('reads an unknown reason code like a gap, never echoing the code', () => {

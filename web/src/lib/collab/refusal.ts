@@ -8,6 +8,8 @@ const REASONS: Readonly<Record<string, string>> = {
   [RefusalCode.forbiddenKey]: 'your role may not change that part of the room',
   [RefusalCode.unknownParent]: 'it built on a change the server does not have',
   [RefusalCode.gap]: 'it built on a change the server does not have',
+  [RefusalCode.clockOverlap]: 'it rewrote changes the server already has',
+  [RefusalCode.clientTaken]: 'it was written under another writer’s identity (is this room open in another tab with another link?)',
 };
 
 /**
