@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,28 @@ describe('python -m seam_capture.run', () => {
     const trace = JSON.parse(gunzipSync(readFileSync(join(attention.dir, 'trace.json.gz'))).toString('utf8')) as { traceEvents: { args?: { hlo_op?: string } }[] };
     expect(trace.traceEvents.some((e) => e.args?.hlo_op === ops[0]!.name)).toBe(true);
     expect(readJson(join(attention.dir, 'result.json'))).toMatchObject({ capture: ['hlo-opt', 'trace', 'ops'] });
+  });
+
+  it('measures the copy bandwidth beside a trace, with the runs the trace covers, and only then', () => {
+    const result = readJson(join(attention.dir, 'result.json')) as { provenance: { bandwidth: Record<string, unknown> }; trace: unknown };
+    const bw = result.provenance.bandwidth as { bytes: number; seconds: number; bytesPerSecond: number; bestBytesPerSecond: number; deviceKind: string; nameplateBytesPerSecond: unknown; fractionOfNameplate: unknown };
+    expect(bw.bytes).toBe(2 * 64 * 1024 * 1024 * 4);
+    expect(bw.seconds).toBeGreaterThan(0);
+    expect(bw.bytesPerSecond / (bw.bytes / bw.seconds)).toBeCloseTo(1, 6);
+    expect(bw.bestBytesPerSecond).toBeGreaterThanOrEqual(bw.bytesPerSecond);
+    // a host's memory bandwidth has no nameplate JAX can know
+    expect(bw).toMatchObject({ deviceKind: 'cpu', nameplateBytesPerSecond: null, fractionOfNameplate: null });
+    expect(result.trace).toEqual({ warmup: 1, repeats: REPEATS });
+    const plain = readJson(join(mlp.dir, 'result.json')) as { provenance: Record<string, unknown> };
+    expect(plain.provenance.bandwidth).toBeUndefined();
+    expect(plain).not.toHaveProperty('trace');
+  });
+
+  it('knows the nameplate bandwidth of the accelerators JAX names, and no figure for others', () => {
+    const kinds = ['TPU v6 lite', 'TPU v5 lite', 'TPU v5', 'TPU v4', 'NVIDIA H200', 'NVIDIA H100 80GB HBM3', 'NVIDIA H100 PCIe', 'NVIDIA A100-SXM4-40GB', 'cpu', 'TPU7x'];
+    const code = `import json, sys\nfrom seam_capture.bandwidth import nameplate_bytes_per_s\nprint(json.dumps([nameplate_bytes_per_s(k) for k in json.loads(sys.argv[1])]))`;
+    const out = execFileSync(venvPython(), ['-c', code, JSON.stringify(kinds)], { env: { ...process.env, PYTHONPATH: PYTHON_DIR } }).toString();
+    expect(JSON.parse(out)).toEqual([1640e9, 819e9, 2765e9, 1200e9, 4800e9, 3350e9, 2000e9, 1555e9, null, null]);
   });
 
   it('reports a syntax error with its traceback into program.py and exits 1', () => {

@@ -65,7 +65,9 @@ def capture(
 
     ``artifacts`` maps each kind asked for to its value: text for ``jaxpr``, ``stablehlo``,
     ``stablehlo-debug``, ``hlo``, ``hlo-opt``; dicts for ``cost`` and ``memory``; for ``trace``
-    the gzipped Perfetto trace bytes, plus ``ops``, the per-op table. ``options`` may hold
+    the gzipped Perfetto trace bytes, plus ``ops``, the per-op table; with a trace, the
+    provenance also holds ``bandwidth`` (the measured copy bandwidth, see :mod:`.bandwidth`) and
+    the result ``trace``: ``{warmup, repeats}``, the runs the trace covers. ``options`` may hold
     ``warmup`` (default 2) and ``repeats`` (default 3) for the trace, and ``scratchDir``.
     ``XLA_FLAGS`` must already be set: JAX reads it once, when its backend starts.
     Exceptions from the program (syntax errors included) propagate unchanged.
@@ -134,10 +136,24 @@ def capture(
                 os.unlink(trace_path)
             timed("traceSeconds", t)
 
-    return {
+    facts = provenance()
+    trace_runs = None
+    if "trace" in kinds:
+        from .bandwidth import measure_copy_bandwidth
+
+        # The gate turns the trace's hardware time into bytes at this device's measured rate.
+        t = time.perf_counter()
+        facts["bandwidth"] = measure_copy_bandwidth()
+        timed("bandwidthSeconds", t)
+        trace_runs = {"warmup": int(options.get("warmup", 2)), "repeats": int(options.get("repeats", 3))}
+
+    result = {
         "artifacts": artifacts,
         "module": module,
         "args": [s.to_json() for s in specs],
-        "provenance": provenance(),
+        "provenance": facts,
         "timings": timings,
     }
+    if trace_runs is not None:
+        result["trace"] = trace_runs
+    return result

@@ -130,6 +130,7 @@ def main(argv: list[str]) -> int:
             "provenance": result["provenance"],
             "timings": result["timings"],
             "artifacts": rows,
+            **({"trace": result["trace"]} if "trace" in result else {}),
         },
     )
     return 0
