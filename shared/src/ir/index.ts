@@ -5,4 +5,5 @@ export * from './link';
 export * from './shape';
 export * from './analysis-parts';
 export * from './value-columns';
+export * from './gate';
 export { indexHlo, parseHlo } from './hlo/index';
