@@ -1,0 +1,187 @@
+import { TraceTooLarge } from './errors';
+import type { OpAggregate, ReducedTrace, TraceFormat, TraceLimits, TraceStep, TraceTrack, TrackKind } from './types';
+
+/** A column that grows by doubling. */
+class Growable<T extends Float64Array | Int32Array> {
+  length = 0;
+  constructor(public data: T, private readonly make: (n: number) => T) {}
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = this.make(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+const f64 = (n: number): Float64Array => new Float64Array(n);
+const i32 = (n: number): Int32Array => new Int32Array(n);
+
+interface TrackDraft {
+  kind: TrackKind;
+  process: string;
+  name: string;
+  sortIndex: number;
+  readonly order: number;
+}
+
+interface OpDraft { module: string; op: string; count: number; totalUs: number; minUs: number; maxUs: number }
+
+/**
+ * Collects a trace's events as a reader finds them, in columns, and reduces them at `finish`: the
+ * string table, tracks, per-op aggregates and steps. Format-neutral; the JSON and XSpace readers
+ * both feed it. Enforces `maxEvents`, `maxTracks` and `maxStringChars`.
+ */
+export class TraceBuilder {
+  private readonly strings: string[] = [];
+  private readonly stringIds = new Map<string, number>();
+  private stringChars = 0;
+  private readonly tracks: TrackDraft[] = [];
+  private readonly trackIds = new Map<string, number>();
+  private readonly start = new Growable(f64(1024), f64);
+  private readonly dur = new Growable(f64(1024), f64);
+  private readonly name = new Growable(i32(1024), i32);
+  private readonly op = new Growable(i32(1024), i32);
+  private readonly module = new Growable(i32(1024), i32);
+  private readonly track = new Growable(i32(1024), i32);
+  private readonly opStats = new Map<string, OpDraft>();
+  private readonly steps: TraceStep[] = [];
+  ignored = 0;
+  unpaired = 0;
+
+  constructor(
+    private readonly format: TraceFormat,
+    private readonly limits: TraceLimits,
+  ) {}
+
+  /** The id of `s` in the string table, adding it. */
+  intern(s: string): number {
+    let id = this.stringIds.get(s);
+    if (id === undefined) {
+      this.stringChars += s.length;
+      if (this.stringChars > this.limits.maxStringChars) throw new TraceTooLarge(`the trace's distinct strings pass ${this.limits.maxStringChars} characters`);
+      id = this.strings.length;
+      this.strings.push(s);
+      this.stringIds.set(s, id);
+    }
+    return id;
+  }
+
+  /** The id of the track keyed `key`, creating it (named `name` of `process`, unknown kind) the first time. */
+  trackOf(key: string, process: string, name: string): number {
+    let id = this.trackIds.get(key);
+    if (id === undefined) {
+      if (this.tracks.length >= this.limits.maxTracks) throw new TraceTooLarge(`the trace has more than ${this.limits.maxTracks} tracks`);
+      id = this.tracks.length;
+      this.tracks.push({ kind: 'other', process, name, sortIndex: Number.NaN, order: id });
+      this.trackIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Renames a track, sets its kind or its sort index (what the trace's metadata says). */
+  describeTrack(id: number, d: { process?: string; name?: string; kind?: TrackKind; sortIndex?: number }): void {
+    const t = this.tracks[id];
+    if (!t) return;
+    if (d.process !== undefined) t.process = d.process;
+    if (d.name !== undefined) t.name = d.name;
+    if (d.kind !== undefined) t.kind = d.kind;
+    if (d.sortIndex !== undefined) t.sortIndex = d.sortIndex;
+  }
+
+  /** Adds one event; `op` and `module` name the HLO op it runs, when it runs one; `step` marks a step. */
+  event(track: number, startUs: number, durUs: number, name: string, op?: string, module?: string, step?: number): void {
+    if (this.start.length >= this.limits.maxEvents) throw new TraceTooLarge(`the trace has more than ${this.limits.maxEvents} events`);
+    this.start.push(startUs);
+    this.dur.push(durUs);
+    this.name.push(this.intern(name));
+    this.track.push(track);
+    const hasOp = op !== undefined && op.length > 0;
+    this.op.push(hasOp ? this.intern(op) : -1);
+    this.module.push(hasOp && module !== undefined ? this.intern(module) : -1);
+    if (hasOp) {
+      const mod = module ?? '';
+      const key = `${mod}\u0000${op}`;
+      const s = this.opStats.get(key);
+      if (s) {
+        s.count += 1;
+        s.totalUs += durUs;
+        if (durUs < s.minUs) s.minUs = durUs;
+        if (durUs > s.maxUs) s.maxUs = durUs;
+      } else {
+        this.opStats.set(key, { module: mod, op, count: 1, totalUs: durUs, minUs: durUs, maxUs: durUs });
+      }
+    }
+    if (step !== undefined) this.steps.push({ step, name, startUs, durUs, track });
+  }
+
+  /** The reduced trace: tracks ordered by sort index, events by track then start, ops by total time. */
+  finish(): ReducedTrace {
+    const n = this.start.length;
+    // Tracks of one process stay together, processes in the order first seen.
+    const processOrder = new Map<string, number>();
+    for (const t of this.tracks) if (!processOrder.has(t.process)) processOrder.set(t.process, processOrder.size);
+    const order = [...this.tracks.keys()].sort((a, b) => {
+      const ta = this.tracks[a]!;
+      const tb = this.tracks[b]!;
+      return processOrder.get(ta.process)! - processOrder.get(tb.process)! || sortKey(ta) - sortKey(tb);
+    });
+    const remap = new Int32Array(this.tracks.length);
+    order.forEach((old, i) => (remap[old] = i));
+    const perm = new Uint32Array(n);
+    for (let i = 0; i < n; i++) perm[i] = i;
+    const tr = this.track.data;
+    const st = this.start.data;
+    perm.sort((a, b) => remap[tr[a]!]! - remap[tr[b]!]! || st[a]! - st[b]! || a - b);
+    const columns = {
+      start: new Float64Array(n), dur: new Float64Array(n), name: new Int32Array(n), op: new Int32Array(n), module: new Int32Array(n), track: new Int32Array(n),
+    };
+    const counts = new Array<number>(order.length).fill(0);
+    const first = new Array<number>(order.length).fill(Number.POSITIVE_INFINITY);
+    const last = new Array<number>(order.length).fill(Number.NEGATIVE_INFINITY);
+    let startUs = Number.POSITIVE_INFINITY;
+    let endUs = Number.NEGATIVE_INFINITY;
+    let opTotalUs = 0;
+    for (let i = 0; i < n; i++) {
+      const j = perm[i]!;
+      const t = remap[tr[j]!]!;
+      const s = st[j]!;
+      const d = this.dur.data[j]!;
+      columns.start[i] = s;
+      columns.dur[i] = d;
+      columns.name[i] = this.name.data[j]!;
+      columns.op[i] = this.op.data[j]!;
+      columns.module[i] = this.module.data[j]!;
+      columns.track[i] = t;
+      counts[t]! += 1;
+      if (s < first[t]!) first[t] = s;
+      if (s + d > last[t]!) last[t] = s + d;
+      if (s < startUs) startUs = s;
+      if (s + d > endUs) endUs = s + d;
+      if (columns.op[i]! >= 0) opTotalUs += d;
+    }
+    const tracks: TraceTrack[] = order.map((old, i) => {
+      const t = this.tracks[old]!;
+      return {
+        id: i, kind: t.kind, process: t.process, name: t.name, sortIndex: sortKey(t), events: counts[i]!,
+        startUs: counts[i] ? first[i]! : 0, endUs: counts[i] ? last[i]! : 0,
+      };
+    });
+    const ops: OpAggregate[] = [...this.opStats.values()]
+      .map((s) => ({ module: s.module, op: s.op, count: s.count, totalUs: s.totalUs, meanUs: s.totalUs / s.count, minUs: s.minUs, maxUs: s.maxUs }))
+      .sort((a, b) => b.totalUs - a.totalUs || cmp(a.module, b.module) || cmp(a.op, b.op));
+    const steps = this.steps.map((s) => ({ ...s, track: remap[s.track]! })).sort((a, b) => a.startUs - b.startUs || a.step - b.step);
+    return {
+      summary: {
+        format: this.format, events: n, tracks, startUs: n ? startUs : 0, endUs: n ? endUs : 0, opTotalUs, steps, ignored: this.ignored, unpaired: this.unpaired,
+      },
+      strings: this.strings,
+      columns,
+      ops,
+    };
+  }
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const sortKey = (t: TrackDraft): number => (Number.isFinite(t.sortIndex) ? t.sortIndex : 1e9 + t.order);

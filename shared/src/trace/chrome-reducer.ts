@@ -1,0 +1,149 @@
+import { TraceBuilder } from './builder';
+import { TraceFormatError } from './errors';
+import { JsonEventSplitter } from './json-splitter';
+import { trackKind } from './track-kind';
+import { DEFAULT_TRACE_LIMITS, TraceFormat, type ReducedTrace, type TraceLimits } from './types';
+
+type Json = Record<string, unknown>;
+
+interface Open { readonly ts: number; readonly name: string; readonly args: Json | undefined }
+
+const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+
+function bad(index: number, field: string, want: string, v: unknown): never {
+  throw new TraceFormatError(`traceEvents[${index}].${field} must be ${want}, not ${typeOf(v)}`);
+}
+
+/** A pid or tid: a number or a string (0 when absent). */
+function id(v: unknown, index: number, field: string): string {
+  if (v === undefined) return '0';
+  if (typeof v !== 'number' && typeof v !== 'string') bad(index, field, 'a number or a string', v);
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** A time in µs: a finite number. */
+function time(v: unknown, index: number, field: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) bad(index, field, 'a number', v);
+  return v as number;
+}
+
+/**
+ * Reduces a Chrome/Perfetto JSON trace read in chunks (`write`, then `end`): complete events (`X`),
+ * begin/end pairs (`B`/`E`, per thread), instants (`i`, `I`, kept with no duration), process and
+ * thread names and thread sort indexes (`M`); counters, flows, async and sample events are counted as
+ * ignored. An event's `args.hlo_op`/`args.hlo_module` tag it with an HLO op; an `X` event with
+ * `args.step_num` marks a step. Values of the wrong type (a `ts` given as a string, `args` that is
+ * not an object) throw `TraceFormatError` naming the event.
+ */
+export class ChromeTraceReducer {
+  private readonly builder: TraceBuilder;
+  private readonly splitter: JsonEventSplitter;
+  private readonly processNames = new Map<string, string>();
+  private readonly threadNames = new Map<string, string>();
+  private readonly threadSort = new Map<string, number>();
+  private readonly trackKeys = new Map<number, { pid: string; tid: string }>();
+  private readonly open = new Map<number, Open[]>();
+
+  constructor(limits: TraceLimits = DEFAULT_TRACE_LIMITS) {
+    this.builder = new TraceBuilder(TraceFormat.chromeJson, limits);
+    this.splitter = new JsonEventSplitter((value, index) => this.event(value, index), limits);
+  }
+
+  write(chunk: string): void {
+    this.splitter.write(chunk);
+  }
+
+  /** The reduced trace; throws `TraceFormatError` when the text ended before the trace did. */
+  end(): ReducedTrace {
+    this.splitter.end();
+    for (const stack of this.open.values()) this.builder.unpaired += stack.length;
+    for (const [id, { pid, tid }] of this.trackKeys) {
+      const process = this.processNames.get(pid) ?? `pid ${pid}`;
+      const name = this.threadNames.get(`${pid}\u0000${tid}`) ?? `tid ${tid}`;
+      const sortIndex = this.threadSort.get(`${pid}\u0000${tid}`);
+      this.builder.describeTrack(id, { process, name, kind: trackKind(process, name), ...(sortIndex !== undefined ? { sortIndex } : {}) });
+    }
+    return this.builder.finish();
+  }
+
+  private event(value: unknown, index: number): void {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TraceFormatError(`traceEvents[${index}] must be an object, not ${typeOf(value)}`);
+    const e = value as Json;
+    const ph = e.ph;
+    if (ph === undefined) {
+      this.builder.ignored += 1;
+      return;
+    }
+    if (typeof ph !== 'string') bad(index, 'ph', 'a string', ph);
+    const pid = id(e.pid, index, 'pid');
+    const tid = id(e.tid, index, 'tid');
+    const name = e.name === undefined ? '' : typeof e.name === 'string' ? e.name : bad(index, 'name', 'a string', e.name);
+    const a = e.args;
+    const args = a === undefined ? undefined : typeof a === 'object' && a !== null && !Array.isArray(a) ? (a as Json) : bad(index, 'args', 'an object', a);
+    switch (ph) {
+      case 'M':
+        this.metadata(name, pid, tid, args);
+        return;
+      case 'X': {
+        const dur = e.dur === undefined ? 0 : time(e.dur, index, 'dur');
+        if (dur < 0) bad(index, 'dur', 'a number not below 0', dur);
+        this.add(pid, tid, time(e.ts, index, 'ts'), dur, name, args);
+        return;
+      }
+      case 'i': case 'I':
+        this.add(pid, tid, time(e.ts, index, 'ts'), 0, name, args);
+        return;
+      case 'B': {
+        const track = this.track(pid, tid);
+        const stack = this.open.get(track) ?? [];
+        stack.push({ ts: time(e.ts, index, 'ts'), name, args });
+        this.open.set(track, stack);
+        return;
+      }
+      case 'E': {
+        const ts = time(e.ts, index, 'ts');
+        const b = this.open.get(this.track(pid, tid))?.pop();
+        if (!b) {
+          this.builder.unpaired += 1;
+          return;
+        }
+        // An end event's args are merged into its begin's, as trace viewers do.
+        this.add(pid, tid, b.ts, Math.max(0, ts - b.ts), b.name, args ? { ...b.args, ...args } : b.args);
+        return;
+      }
+      default:
+        this.builder.ignored += 1;
+    }
+  }
+
+  private metadata(name: string, pid: string, tid: string, args: Json | undefined): void {
+    const v = args?.name ?? args?.sort_index;
+    switch (name) {
+      case 'process_name':
+        if (typeof v === 'string') this.processNames.set(pid, v);
+        return;
+      case 'thread_name':
+        if (typeof v === 'string') this.threadNames.set(`${pid}\u0000${tid}`, v);
+        return;
+      case 'thread_sort_index':
+        if (typeof v === 'number') this.threadSort.set(`${pid}\u0000${tid}`, v);
+        return;
+      default:
+        this.builder.ignored += 1;
+    }
+  }
+
+  private track(pid: string, tid: string): number {
+    const id = this.builder.trackOf(`${pid}\u0000${tid}`, `pid ${pid}`, `tid ${tid}`);
+    if (!this.trackKeys.has(id)) this.trackKeys.set(id, { pid, tid });
+    return id;
+  }
+
+  private add(pid: string, tid: string, ts: number, dur: number, name: string, args: Json | undefined): void {
+    const op = args?.hlo_op;
+    const mod = args?.hlo_module;
+    const step = args?.step_num;
+    const stepNum = typeof step === 'number' ? step : typeof step === 'string' && /^\d+$/.test(step) ? Number(step) : undefined;
+    this.builder.event(this.track(pid, tid), ts, dur, name, typeof op === 'string' ? op : undefined, typeof mod === 'string' ? mod : undefined, stepNum);
+  }
+}

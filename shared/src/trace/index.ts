@@ -1,0 +1,10 @@
+export * from './types';
+export * from './errors';
+export { TraceBuilder } from './builder';
+export { JsonEventSplitter } from './json-splitter';
+export { ChromeTraceReducer } from './chrome-reducer';
+export { XSpaceReducer } from './xplane-reducer';
+export { trackKind } from './track-kind';
+export { sniffTraceFormat, isGzip } from './sniff';
+export { encodeBlock, decodeBlock, BLOCK_VERSION, type EventBlock } from './codec';
+export { eventWindow, type EventWindow } from './window';
