@@ -73,5 +73,9 @@ describe('naive attention captured on a real runner', () => {
       expect(row.meanUs).toBeCloseTo(row.totalUs / row.count, 1);
     }
     expect(rows.some((r) => r.module.startsWith('jit_attention'))).toBe(true);
+    // The copy bandwidth measured beside the trace reaches the room in the capture's provenance.
+    const bandwidth = job.provenance?.bandwidth;
+    expect(bandwidth).toMatchObject({ deviceKind: 'cpu', nameplateBytesPerSecond: null, fractionOfNameplate: null });
+    expect(bandwidth!.bytesPerSecond).toBeCloseTo(bandwidth!.bytes / bandwidth!.seconds, -3);
   });
 });

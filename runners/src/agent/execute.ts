@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CaptureError, CaptureKind, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
+import { MeasuredBandwidthSchema, type CaptureError, type CaptureKind, type CaptureProvenance, type CaptureRequest, type DocumentKind } from '@seam/shared/model';
 import type { ResultArtifact, ResultBody } from '@seam/shared/protocol';
 import type { CgroupLimits } from './cgroups';
 import type { Isolation } from './isolation';
@@ -84,6 +84,8 @@ async function readJson<T>(scratch: string, path: string): Promise<T | null> {
 function provenanceOf(raw: Record<string, unknown> | undefined, runner: string): CaptureProvenance {
   const p = raw ?? {};
   const str = (k: string) => (typeof p[k] === 'string' ? (p[k] as string) : undefined);
+  // A measurement out of bounds is left out, not passed on: the server would refuse the result.
+  const bandwidth = MeasuredBandwidthSchema.safeParse(p.bandwidth);
   return {
     runner,
     ...(str('platform') ? { platform: str('platform') } : {}),
@@ -92,6 +94,7 @@ function provenanceOf(raw: Record<string, unknown> | undefined, runner: string):
     ...(str('jax') ? { jax: str('jax') } : {}),
     ...(str('jaxlib') ? { jaxlib: str('jaxlib') } : {}),
     ...(str('python') ? { python: str('python') } : {}),
+    ...(bandwidth.success ? { bandwidth: bandwidth.data } : {}),
   };
 }
 

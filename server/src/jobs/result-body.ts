@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_KINDS, type DocumentKind } from '@seam/shared/model';
+import { DOCUMENT_KINDS, MeasuredBandwidthSchema, type DocumentKind } from '@seam/shared/model';
 import type { ResultBody } from '@seam/shared/protocol';
 import { issuesMessage } from '../errors';
 
@@ -11,6 +11,7 @@ const Provenance = z.object({
   jax: z.string().max(64).optional(),
   jaxlib: z.string().max(64).optional(),
   python: z.string().max(64).optional(),
+  bandwidth: MeasuredBandwidthSchema.optional(),
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
 });

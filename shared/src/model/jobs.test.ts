@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CaptureRequestSchema, DEFAULT_CAPTURE, DEFAULT_TIMEOUT_S, formatArgSpec, isFinalStatus, parseArgSpec } from './jobs';
+import { CaptureRequestSchema, DEFAULT_CAPTURE, DEFAULT_TIMEOUT_S, formatArgSpec, isFinalStatus, MeasuredBandwidthSchema, parseArgSpec } from './jobs';
 
 describe('capture requests', () => {
   it('fill in the documented defaults', () => {
@@ -37,5 +37,22 @@ describe('argument specs as typed in the Capture panel', () => {
 describe('job status', () => {
   it('knows which statuses are final', () => {
     expect(['queued', 'running', 'done', 'failed', 'cancelled'].map((s) => isFinalStatus(s as never))).toEqual([false, false, true, true, true]);
+  });
+});
+
+describe('measured bandwidth in the provenance of a capture', () => {
+  const measured = { method: 'jit(x + 1) over f32[67108864]', bytes: 536_870_912, calls: 8, trials: 5, seconds: 0.016, bytesPerSecond: 33_554_432_000, bestBytesPerSecond: 3.4e10, deviceKind: 'cpu', nameplateBytesPerSecond: null, fractionOfNameplate: null };
+
+  it('keeps a measurement within bounds, with or without a nameplate', () => {
+    expect(MeasuredBandwidthSchema.parse(measured)).toEqual(measured);
+    const tpu = { ...measured, deviceKind: 'TPU v6 lite', nameplateBytesPerSecond: 1.64e12, fractionOfNameplate: 0.785 };
+    expect(MeasuredBandwidthSchema.parse(tpu)).toEqual(tpu);
+  });
+
+  it('refuses zero, negative, absurd and missing figures, saying which', () => {
+    const bad = MeasuredBandwidthSchema.safeParse({ ...measured, bytesPerSecond: 0, seconds: -1, bytes: 1.5, nameplateBytesPerSecond: 1e20, fractionOfNameplate: undefined });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues.map((i) => i.path.join('.'))).toEqual(expect.arrayContaining(['bytesPerSecond', 'seconds', 'bytes', 'nameplateBytesPerSecond', 'fractionOfNameplate']));
+    expect(MeasuredBandwidthSchema.safeParse({ ...measured, bytesPerSecond: Number.POSITIVE_INFINITY }).success).toBe(false);
   });
 });

@@ -78,6 +78,25 @@ export type CaptureRequest = z.infer<typeof CaptureRequestSchema>;
 /** A capture request as a client may send it, before defaults. */
 export type CaptureRequestInput = z.input<typeof CaptureRequestSchema>;
 
+/**
+ * The device's copy bandwidth as the capture measured it beside a trace (a jitted elementwise
+ * kernel that reads and writes `bytes` in all), with the datasheet figure when the device kind is
+ * known (`null` for CPUs and unknown kinds). Bounded: a runner's numbers are checked, not trusted.
+ */
+export const MeasuredBandwidthSchema = z.object({
+  method: z.string().max(200),
+  bytes: z.number().int().positive().max(2 ** 40),
+  calls: z.number().int().min(1).max(10_000),
+  trials: z.number().int().min(1).max(10_000),
+  seconds: z.number().positive().max(3600),
+  bytesPerSecond: z.number().positive().max(1e15),
+  bestBytesPerSecond: z.number().positive().max(1e15),
+  deviceKind: z.string().max(128).nullable(),
+  nameplateBytesPerSecond: z.number().positive().max(1e15).nullable(),
+  fractionOfNameplate: z.number().min(0).max(100).nullable(),
+});
+export type MeasuredBandwidth = z.infer<typeof MeasuredBandwidthSchema>;
+
 /** Where and with what a capture ran: the runner, its device and the versions that produced the dumps. */
 export interface CaptureProvenance {
   readonly runner: string;
@@ -88,6 +107,8 @@ export interface CaptureProvenance {
   readonly jaxlib?: string;
   readonly python?: string;
   readonly xlaFlags?: string;
+  /** Present when the capture recorded a trace. */
+  readonly bandwidth?: MeasuredBandwidth;
   readonly startedAt?: number;
   readonly finishedAt?: number;
 }
