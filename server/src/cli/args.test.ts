@@ -13,6 +13,11 @@ describe('seam arguments', () => {
     expect(parseArgs(['link', 'j', 's', 'h', '--json'])).toEqual({ name: 'link', files: ['j', 's', 'h'], format: 'json' });
   });
 
+  it('reads gate with a folder, a value, a bar and --json', () => {
+    expect(parseArgs(['gate', 'cap'])).toEqual({ name: 'gate', dir: 'cap', bar: 0.2, json: false });
+    expect(parseArgs(['gate', 'cap', '--value', 'fusion.3', '--bar', '0.05', '--json'])).toEqual({ name: 'gate', dir: 'cap', value: 'fusion.3', bar: 0.05, json: true });
+  });
+
   it('treats no command, -h and --help as help', () => {
     for (const argv of [[], ['-h'], ['--help'], ['help']]) expect(parseArgs(argv)).toEqual({ name: 'help' });
   });
@@ -26,6 +31,13 @@ describe('seam arguments', () => {
       [['link', 'a', 'b'], /exactly three files/],
       [['link', 'a', 'b', 'c', 'd'], /exactly three files/],
       [['link', 'a', 'b', 'c', '--top', '2', '--yaml'], /unknown option --yaml/],
+      [['gate'], /exactly one CAPTURE_DIR/],
+      [['gate', 'a', 'b'], /exactly one CAPTURE_DIR/],
+      [['gate', 'a', '--bar', 'loose'], /--bar needs a non-negative fraction/],
+      [['gate', 'a', '--bar', '-0.1'], /--bar needs a non-negative fraction/],
+      [['gate', 'a', '--value'], /--value needs a value/],
+      [['gate', 'a', '--markdown'], /unknown option --markdown for gate/],
+      [['analyze', 'x', '--bar', '0.2'], /unknown option --bar for analyze/],
     ];
     for (const [argv, message] of cases) {
       expect(() => parseArgs(argv), argv.join(' ')).toThrow(UsageError);

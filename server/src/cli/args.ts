@@ -2,6 +2,7 @@
 export type Command =
   | { readonly name: 'analyze'; readonly files: readonly string[]; readonly json: boolean; readonly top: number }
   | { readonly name: 'link'; readonly files: readonly [string, string, string]; readonly format: 'table' | 'markdown' | 'json' }
+  | { readonly name: 'gate'; readonly dir: string; readonly value?: string; readonly bar: number; readonly json: boolean }
   | { readonly name: 'help' };
 
 /** What `seam --help` prints. */
@@ -12,6 +13,11 @@ export const USAGE = `Usage:
       line: {file, kind, diagnostics, index}. --top limits listed spills (default 10).
   seam link JAXPR STABLEHLO HLO [--markdown | --json]
       One row per jaxpr equation with the StableHLO ops and HLO instructions it became.
+  seam gate CAPTURE_DIR [--value NAME] [--bar 0.2] [--json]
+      The spill gate on a capture folder (hlo-opt.txt, trace.json.gz, result.json with the
+      measured bandwidth, cost.json): the hardware time of the ops that write and read the
+      value (default: the top spill candidate) at the measured bandwidth, against the dump's
+      estimate. Exit 0 within the bar (default 0.2 = 20%), 1 outside, 3 when no gate can be made.
 `;
 
 /** Thrown for a command line that cannot be run; the message says why. */
@@ -24,12 +30,18 @@ export function parseArgs(argv: readonly string[]): Command {
   const flags = new Set<string>();
   const positional: string[] = [];
   let top = 10;
+  const valued = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i] ?? '';
     if (a === '--top') {
       const n = Number(rest[++i]);
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--top needs a whole number');
       top = n;
+    } else if (a === '--value' || a === '--bar') {
+      const v = rest[++i];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
+      valued.set(a, v);
+      flags.add(a);
     } else if (a.startsWith('--')) flags.add(a);
     else positional.push(a);
   }
@@ -43,6 +55,16 @@ export function parseArgs(argv: readonly string[]): Command {
     const [j, s, h] = positional;
     if (positional.length !== 3 || j === undefined || s === undefined || h === undefined) throw new UsageError('link needs exactly three files: JAXPR STABLEHLO HLO');
     return { name, files: [j, s, h], format: flags.has('--json') ? 'json' : flags.has('--markdown') ? 'markdown' : 'table' };
+  }
+  if (name === 'gate') {
+    for (const f of flags) if (f !== '--json' && f !== '--value' && f !== '--bar') throw new UsageError(`unknown option ${f} for gate`);
+    const [dir] = positional;
+    if (positional.length !== 1 || dir === undefined) throw new UsageError('gate needs exactly one CAPTURE_DIR');
+    const barText = valued.get('--bar');
+    const bar = barText === undefined ? 0.2 : Number(barText);
+    if (!Number.isFinite(bar) || bar < 0) throw new UsageError('--bar needs a non-negative fraction, e.g. 0.2 for 20%');
+    const value = valued.get('--value');
+    return { name, dir, bar, json: flags.has('--json'), ...(value !== undefined ? { value } : {}) };
   }
   throw new UsageError(`unknown command ${name}`);
 }

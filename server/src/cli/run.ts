@@ -1,5 +1,6 @@
 import { runAnalyze, type Output } from './analyze-command';
 import { parseArgs, USAGE, UsageError } from './args';
+import { runGate } from './gate-command';
 import { runLink } from './link-command';
 
 /** Runs one `seam` command line; resolves to the exit status (2 for a bad command line). */
@@ -21,5 +22,7 @@ export async function runCli(argv: readonly string[], io: Output): Promise<numbe
       return runAnalyze(cmd.files, cmd.json, cmd.top, io);
     case 'link':
       return runLink(cmd.files, cmd.format, io);
+    case 'gate':
+      return runGate(cmd.dir, { bar: cmd.bar, json: cmd.json, ...(cmd.value !== undefined ? { value: cmd.value } : {}) }, io);
   }
 }
