@@ -1,26 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, seam } from './seam-process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'server/bin/seam.js');
+const root = REPO_ROOT;
 const fx = (program: string, file: string): string => join(root, 'test/fixtures/ir', program, file);
-
-/** Runs `seam ARGS…` as a child process, the way a shell would. */
-function seam(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // Each case starts Node and tsx afresh; leave room for a loaded machine.
 describe('seam command line', { timeout: 90_000 }, () => {

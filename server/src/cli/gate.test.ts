@@ -1,30 +1,15 @@
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, seam } from './seam-process';
 import { computeGate, indexHlo, type GateResult } from '@seam/shared/ir';
 import { runCli } from './run';
 import { readTraceOpTimes } from './trace-op-times';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'server/bin/seam.js');
+const root = REPO_ROOT;
 // A real CPU capture of the naive attention (bf16[8192,128] ×3, YNN fusion off) as the harness wrote it.
 const CAPTURE = join(root, 'test/fixtures/gate/attention-cpu');
-
-/** Runs `seam ARGS…` as a child process, the way a shell would. */
-function seam(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Runs one command line in this process; resolves to its status and lines. */
 async function inProcess(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
