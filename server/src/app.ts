@@ -14,6 +14,8 @@ import { exportRoutes } from './routes/export';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
+import { traceRoutes } from './trace/routes';
+import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
 import type { Store } from './store';
 import type { TextCache } from './store/text-cache';
@@ -29,6 +31,8 @@ export interface AppDeps {
   readonly log: Logger;
   /** Analyzes dumps at ingest, large ones in a worker thread. */
   readonly analyzer: Analyzer;
+  /** Reduces profiler traces at ingest, in worker threads; made per route set when absent. */
+  readonly traceReducers?: TraceReducers;
   /** The capture job queue; its routes are mounted when present. */
   readonly jobs?: CaptureService;
 }
@@ -60,6 +64,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/config', configRoutes(deps));
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
+  app.route('/api/rooms', traceRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));
   app.route('/api/rooms', exportRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));

@@ -22,6 +22,8 @@ export interface Limits {
   readonly requestBytes: number;
   /** Largest dump a document upload may carry; default 64 MiB. */
   readonly documentBytes: number;
+  /** Largest profiler trace an upload may carry, decompressed (it is read as a stream, never held whole); default 4 GiB. */
+  readonly traceBytes: number;
   /** Bytes queued for one socket beyond which it is dropped (it reconnects and resyncs); default 64 MiB. */
   readonly sendBufferBytes: number;
   /** Rooms one client address may create per minute (bursts up to the same number); default 20. */
@@ -94,6 +96,7 @@ export const DEFAULT_LIMITS: Limits = {
   roomBytes: 64 * 1024 * 1024,
   requestBytes: 1024 * 1024,
   documentBytes: 64 * 1024 * 1024,
+  traceBytes: 4 * 1024 * 1024 * 1024,
   sendBufferBytes: 64 * 1024 * 1024,
   roomsPerMinute: 20,
   roomsPerHour: 1000,
@@ -201,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomBytes: int(env, 'SEAM_ROOM_BYTES', l.roomBytes, 1024),
       requestBytes: int(env, 'SEAM_REQUEST_BYTES', l.requestBytes, 1024),
       documentBytes: int(env, 'SEAM_DOCUMENT_BYTES', l.documentBytes, 1024),
+      traceBytes: int(env, 'SEAM_TRACE_BYTES', l.traceBytes, 1024),
       sendBufferBytes: int(env, 'SEAM_SEND_BUFFER_BYTES', l.sendBufferBytes, 1024),
       roomsPerMinute: int(env, 'SEAM_ROOMS_PER_MIN', l.roomsPerMinute, 1),
       roomsPerHour: int(env, 'SEAM_ROOMS_PER_HOUR', l.roomsPerHour, 1),

@@ -6,6 +6,7 @@ import { Metrics } from './metrics';
 import { openStore } from './store';
 import { TextCache } from './store/text-cache';
 import { Rooms } from './sync/rooms';
+import { TraceReducers } from './trace/reducers';
 
 /** Opens the store in `config.dataDir` and builds everything the app and the sync socket share. */
 export function buildDeps(config: Config, log: Logger): AppDeps {
@@ -15,5 +16,5 @@ export function buildDeps(config: Config, log: Logger): AppDeps {
     store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
     compactCount: config.compactCount, compactBytes: config.compactBytes,
   });
-  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log, config.limits) };
+  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log, config.limits), traceReducers: new TraceReducers(log, config.limits) };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { detectKind } from '@seam/shared/ir';
-import { RoomKey, type DocumentKind, type DocumentMeta } from '@seam/shared/model';
+import { DocumentKind, RoomKey, type DocumentMeta } from '@seam/shared/model';
 import type { Logger } from 'pino';
 import { AnalyzerBusy, analyzeGzipInline, type Analyzer } from './analyzer';
 import { newId } from './auth/tokens';
@@ -13,6 +13,8 @@ import type { Store } from './store';
 import type { StoredBlob } from './store/documents-store';
 import type { TextCache } from './store/text-cache';
 import type { Rooms } from './sync/rooms';
+import { reduceTraceText } from './trace/ingest-trace';
+import type { TraceReducers } from './trace/reducers';
 
 const gzipAsync = promisify(gzip);
 
@@ -24,6 +26,8 @@ export interface IngestDeps {
   readonly log: Logger;
   /** Runs large analyses off the event loop; without it `analyze` runs inline. */
   readonly analyzer?: Analyzer;
+  /** Reduces traces in worker threads; without it each trace gets reducers of its own. */
+  readonly traceReducers?: TraceReducers;
 }
 
 /**
@@ -56,6 +60,8 @@ export async function ingestDocument(
     blob = { gzip: textGz, analysisGzip: analysis, parts: { views, keys } };
     deps.log.info({ room: roomId, bytes: data.length, kind, analyzeMs: Math.round(analyzeMs) }, 'dump indexed');
   }
+  // A trace (a capture's) is also reduced, as an uploaded one is; one that cannot be is stored without.
+  const trace = kind === DocumentKind.trace && !deps.store.traces.has(sha256) ? await reduceTraceText(deps, data) : undefined;
   const meta: DocumentMeta = {
     id: newId(), title, kind, bytes: data.length, sha256, createdAt: Date.now(),
     ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
@@ -63,6 +69,7 @@ export async function ingestDocument(
   };
   assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
   deps.store.documents.add(roomId, meta, blob);
+  if (trace) deps.store.traces.put(sha256, trace);
   deps.texts.put(sha256, text);
   deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;

@@ -8,6 +8,7 @@ import { gunzipStream } from '../gunzip';
 import { ingestDocument } from '../ingest';
 import { assertUnlocked } from '../room-lock';
 import { StoredParts } from '../stored-parts';
+import { ingestTrace, reducersOf } from '../trace/ingest-trace';
 import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
@@ -16,7 +17,7 @@ const WRITERS = ['owner', 'annotator'] as const;
  * Serves one stored gzip body with content-addressed caching: ETag = `tag` (the sha256, or of a part), immutable, 304 on match.
  * Private: reading it takes a room token, so no shared cache may keep it.
  */
-function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Response {
+export function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Response {
   const etag = `"${tag}"`;
   c.header('ETag', etag);
   c.header('Cache-Control', 'private, max-age=31536000, immutable');
@@ -32,8 +33,12 @@ function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Re
   return c.body(gunzipStream(gz));
 }
 
+/** Content types of a trace upload (Chrome/Perfetto JSON or XSpace, gzipped or not), sent as the raw body with `?title=`. */
+const TRACE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream', 'application/x-protobuf'];
+
 /**
- * `POST /api/rooms/:id/documents` (JSON `{title, text}` or `text/plain` with `?title=`),
+ * `POST /api/rooms/:id/documents` (JSON `{title, text}`, `text/plain` with `?title=`, or a trace as
+ * a raw body of one of `TRACE_TYPES` with `?title=`, streamed and reduced as it arrives),
  * `GET /api/rooms/:id/documents/:docId/text`, `…/analysis` and `…/analysis?part=views|keys`.
  */
 export function documentRoutes(deps: AppDeps): Hono {
@@ -41,11 +46,21 @@ export function documentRoutes(deps: AppDeps): Hono {
   const parts = new StoredParts(store.documents, deps.analyzer);
   const app = new Hono();
   const limit = limitBody(deps.config.limits.documentBytes, `a dump may be at most ${deps.config.limits.documentBytes} bytes`);
+  const traceReducers = reducersOf(deps);
 
   app.post('/:id/documents', (c, next) => {
     const roomId = c.req.param('id');
     assertUnlocked(deps.rooms, roomId, requireRole(c, store, roomId, WRITERS).role);
     return next();
+  }, async (c, next) => {
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
+    if (!TRACE_TYPES.includes(type)) return next();
+    const title = (c.req.query('title') ?? '').trim();
+    if (title.length === 0 || title.length > MAX_TITLE) throw badRequest(`?title= is required, 1–${MAX_TITLE} characters`);
+    const body = c.req.raw.body;
+    if (!body) throw badRequest('the trace is empty');
+    const meta = await ingestTrace({ ...deps, traceReducers }, c.req.param('id'), title, body);
+    return c.json({ id: meta.id, title: meta.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: meta.createdAt }, 201);
   }, limit, async (c) => {
     const roomId = c.req.param('id');
     const type = c.req.header('content-type') ?? '';

@@ -56,6 +56,22 @@ CREATE TABLE IF NOT EXISTS documents (
   capture_id TEXT
 );
 CREATE INDEX IF NOT EXISTS documents_by_room ON documents(room_id, created_at);
+CREATE TABLE IF NOT EXISTS trace_reductions (
+  sha256 TEXT PRIMARY KEY REFERENCES blobs(sha256),
+  version INTEGER NOT NULL,
+  summary_gzip BLOB NOT NULL,
+  ops_gzip BLOB NOT NULL,
+  strings_gzip BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trace_blocks (
+  sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  track INTEGER NOT NULL,
+  block INTEGER NOT NULL,
+  start_us REAL NOT NULL,
+  end_us REAL NOT NULL,
+  gzip BLOB NOT NULL,
+  PRIMARY KEY (sha256, track, block)
+);
 `;
 
 /**

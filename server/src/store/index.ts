@@ -4,6 +4,7 @@ import type { SyncMode } from '../config';
 import { Checkpointer, DEFAULT_CHECKPOINT, type CheckpointOptions } from './checkpointer';
 import { openDatabase } from './db';
 import { DocumentsStore } from './documents-store';
+import { TraceStore } from '../trace/store';
 import { RoomsStore } from './rooms-store';
 import { UpdatesStore } from './updates-store';
 
@@ -18,6 +19,8 @@ export interface Store {
   readonly rooms: RoomsStore;
   readonly updates: UpdatesStore;
   readonly documents: DocumentsStore;
+  /** Reduced profiler traces, by content. */
+  readonly traces: TraceStore;
   /** Checkpoints the WAL off the event loop; the main connection never does. */
   readonly checkpoints: Checkpointer;
   /** Stops the checkpointer, then closes the database. */
@@ -38,6 +41,7 @@ export function openStore(dataDir: string, syncMode: SyncMode, checkpoint: Check
     rooms: new RoomsStore(db),
     updates: new UpdatesStore(db),
     documents: new DocumentsStore(db),
+    traces: new TraceStore(db),
     checkpoints,
     close: () => {
       checkpoints.stop();

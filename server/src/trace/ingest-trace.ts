@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { Readable, pipeline } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { DocumentKind, RoomKey, type DocumentMeta } from '@seam/shared/model';
+import { TraceFormatError, TraceTooLarge, isGzip } from '@seam/shared/trace';
+import { analyzeGzipInline } from '../analyzer';
+import { newId } from '../auth/tokens';
+import { ApiError, ErrorCode } from '../errors';
+import type { IngestDeps } from '../ingest';
+import { assertDocumentQuota } from '../room-quotas';
+import type { StoredBlob } from '../store/documents-store';
+import { TraceReducers, TraceReducersBusy } from './reducers';
+import type { StoredTrace } from './stored-form';
+
+/** The reducers of `deps`, or new ones (the limit on concurrent reductions is then per call). */
+export const reducersOf = (deps: IngestDeps): TraceReducers => deps.traceReducers ?? new TraceReducers(deps.log, deps.config.limits);
+
+/** Pieces of a trace held in memory, as the reducers read them. */
+async function* pieces(data: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < data.length; i += 1024 * 1024) yield data.subarray(i, i + 1024 * 1024);
+}
+
+/**
+ * The stored reduction of a trace already in memory (a capture's, which the runner posts as text),
+ * or undefined when it cannot be reduced (logged: the document is stored all the same).
+ */
+export async function reduceTraceText(deps: IngestDeps, data: Uint8Array): Promise<StoredTrace | undefined> {
+  try {
+    return await reducersOf(deps).reduce(pieces(data));
+  } catch (err) {
+    deps.log.warn({ err: traceApiError(err) }, 'trace stored without its reduction');
+    return undefined;
+  }
+}
+
+/** A reduction's errors as the API's: a trace that cannot be read is a 400, one past a limit a 413, no free worker a 503. */
+export function traceApiError(err: unknown): unknown {
+  if (err instanceof TraceFormatError) return new ApiError(ErrorCode.badRequest, `not a readable trace: ${err.message}`);
+  if (err instanceof TraceTooLarge) return new ApiError(ErrorCode.tooLarge, `the trace is too large: ${err.message}`);
+  if (err instanceof TraceReducersBusy) return new ApiError(ErrorCode.busy, `the server is busy reducing traces: ${err.message}`);
+  return err;
+}
+
+/**
+ * The decompressed bytes of an upload, as they arrive: gunzipped on the thread pool when the body
+ * is gzip (its first bytes say), hashed and counted (past `traceBytes`, compressed or not, the
+ * upload is refused). The original, gzipped, is kept through `keep` for "Download for Perfetto":
+ * the body as sent when it is gzip, else gzipped here.
+ */
+async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, hash: ReturnType<typeof createHash>, count: { bytes: number }, keep: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  const it = body[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return;
+  let sent = 0;
+  const tooLarge = () => new ApiError(ErrorCode.tooLarge, `a trace may be at most ${maxBytes} bytes (SEAM_TRACE_BYTES)`);
+  const gzipped = isGzip(first.value);
+  const raw = async function* (): AsyncGenerator<Uint8Array> {
+    for (let next: IteratorResult<Uint8Array> = first; !next.done; next = await it.next()) {
+      sent += next.value.length;
+      if (sent > maxBytes) throw tooLarge();
+      if (gzipped) keep.push(next.value);
+      yield next.value;
+    }
+  };
+  const source = Readable.from(raw());
+  // `pipeline` destroys every stream with the first error, so reading `plain` throws it.
+  const plain: Readable = gzipped ? pipeline(source, createGunzip({ chunkSize: 256 * 1024 }), () => undefined) : source;
+  const gzip = gzipped ? undefined : createGzip();
+  gzip?.on('data', (c: Buffer) => keep.push(c));
+  let complete = false;
+  try {
+    for await (const chunk of plain as AsyncIterable<Uint8Array>) {
+      count.bytes += chunk.length;
+      if (count.bytes > maxBytes) throw tooLarge();
+      hash.update(chunk);
+      if (gzip && !gzip.write(chunk)) await new Promise((resolve) => gzip.once('drain', resolve));
+      yield chunk;
+    }
+    if (gzip) {
+      gzip.end();
+      await finished(gzip);
+    }
+    complete = true;
+  } catch (err) {
+    gzip?.destroy();
+    if ((err as { code?: string }).code?.startsWith('Z_')) throw new TraceFormatError(`the gzip stream is broken: ${(err as Error).message}`);
+    throw err;
+  } finally {
+    plain.destroy();
+    // A refused trace's remaining body is read (up to the limit) and dropped, so the refusal
+    // reaches the client on a connection it can keep using.
+    if (!complete) {
+      for (let next = await it.next(); !next.done && sent <= maxBytes; next = await it.next()) sent += next.value.length;
+    }
+  }
+}
+
+/**
+ * Stores a profiler trace in a room from a stream of its bytes (Chrome/Perfetto JSON or XSpace,
+ * gzipped or not): reduced once, in a worker, as it streams (`TraceReducers`), then stored in one
+ * transaction as a document of kind `trace` (the original, gzipped, as its blob) with its
+ * reduction, and announced in the room. A trace that cannot be read, or is too large, is refused
+ * by name (400, 413) and nothing is stored.
+ */
+export async function ingestTrace(
+  deps: IngestDeps,
+  roomId: string,
+  title: string,
+  body: AsyncIterable<Uint8Array>,
+  extra: { readonly addedBy?: string; readonly captureId?: string } = {},
+): Promise<DocumentMeta> {
+  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, 0);
+  const hash = createHash('sha256');
+  const count = { bytes: 0 };
+  const keep: Uint8Array[] = [];
+  const started = performance.now();
+  let stored: StoredTrace;
+  try {
+    stored = await reducersOf(deps).reduce(decompressed(body, deps.config.limits.traceBytes, hash, count, keep));
+  } catch (err) {
+    throw traceApiError(err);
+  }
+  const sha256 = hash.digest('hex');
+  deps.log.info({ room: roomId, bytes: count.bytes, ms: Math.round(performance.now() - started) }, 'trace reduced');
+  return storeTrace(deps, roomId, title, { sha256, bytes: count.bytes, original: Buffer.concat(keep), stored }, extra);
+}
+
+/** Stores a reduced trace as a document of the room, with its reduction, in one transaction; announces it. */
+export async function storeTrace(
+  deps: IngestDeps,
+  roomId: string,
+  title: string,
+  t: { readonly sha256: string; readonly bytes: number; readonly original: Uint8Array; readonly stored: StoredTrace },
+  extra: { readonly addedBy?: string; readonly captureId?: string },
+): Promise<DocumentMeta> {
+  let blob: StoredBlob | undefined;
+  if (!deps.store.documents.hasBlob(t.sha256)) {
+    // The reduced form is the trace's index; the text analysis of a trace is empty.
+    const { analysis, views, keys } = await analyzeGzipInline('', DocumentKind.trace);
+    blob = { gzip: t.original, analysisGzip: analysis, parts: { views, keys } };
+  }
+  const meta: DocumentMeta = {
+    id: newId(), title, kind: DocumentKind.trace, bytes: t.bytes, sha256: t.sha256, createdAt: Date.now(),
+    ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
+    ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
+  };
+  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, t.bytes);
+  deps.store.db.transaction(() => {
+    deps.store.documents.add(roomId, meta, blob);
+    deps.store.traces.put(t.sha256, t.stored);
+  })();
+  deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
+  return meta;
+}

@@ -1,0 +1,44 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ChromeTraceReducer, TraceFormat, TraceFormatError, XSpaceReducer, type ReducedTrace, type TraceLimits } from '@seam/shared/trace';
+import { storedForm } from './stored-form';
+import type { ReduceReply, ReduceRequest, ReduceWorkerData } from './reducers';
+
+/**
+ * Worker side of `TraceReducers`: one trace per worker, its decompressed bytes arriving chunk by
+ * chunk (each acknowledged, so the sender never runs ahead by more than a few); at `end`, the
+ * reduced trace in its stored form, its buffers transferred. Errors are answered by name.
+ */
+const { format, limits } = workerData as ReduceWorkerData;
+const reducer = format === TraceFormat.xplane ? new XSpaceReducer(limits as TraceLimits) : new ChromeTraceReducer(limits as TraceLimits);
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function text(bytes: Uint8Array, stream: boolean): string {
+  try {
+    return decoder.decode(bytes, { stream });
+  } catch {
+    throw new TraceFormatError('the trace is not valid UTF-8 text');
+  }
+}
+
+function reply(msg: ReduceReply, transfer: ArrayBuffer[] = []): void {
+  parentPort?.postMessage(msg, transfer);
+}
+
+parentPort?.on('message', (msg: ReduceRequest) => {
+  try {
+    if (msg.type === 'chunk') {
+      if (reducer instanceof XSpaceReducer) reducer.write(msg.bytes);
+      else reducer.write(text(msg.bytes, true));
+      reply({ type: 'ack' });
+      return;
+    }
+    if (!(reducer instanceof XSpaceReducer)) reducer.write(text(new Uint8Array(0), false));
+    const reduced: ReducedTrace = reducer.end();
+    const stored = storedForm(reduced);
+    const transfer = [stored.summary, stored.ops, stored.strings, ...stored.blocks.map((b) => b.gzip)].map((b) => b.buffer as ArrayBuffer);
+    reply({ type: 'done', stored }, transfer);
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    reply({ type: 'error', name: e.name, message: e.message });
+  }
+});

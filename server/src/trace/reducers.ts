@@ -1,0 +1,114 @@
+import type { Worker } from 'node:worker_threads';
+import { DEFAULT_TRACE_LIMITS, TraceFormat, TraceFormatError, TraceTooLarge, sniffTraceFormat, type TraceLimits } from '@seam/shared/trace';
+import type { Logger } from 'pino';
+import { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from '../analyzer';
+import type { Limits } from '../config';
+import type { StoredTrace } from './stored-form';
+
+/** What the reduce worker is started with. */
+export interface ReduceWorkerData { readonly format: TraceFormat; readonly limits: TraceLimits }
+/** Messages to the reduce worker: a chunk of the decompressed trace (transferred), or its end. */
+export type ReduceRequest = { readonly type: 'chunk'; readonly bytes: Uint8Array } | { readonly type: 'end' };
+/** Its answers: a chunk was read; the stored form; or why it failed (the error's name and message). */
+export type ReduceReply = { readonly type: 'ack' } | { readonly type: 'done'; readonly stored: StoredTrace } | { readonly type: 'error'; readonly name: string; readonly message: string };
+
+/** Chunks sent to a worker and not yet read, at most: the sender waits, so a fast upload cannot queue a whole trace in memory. */
+const IN_FLIGHT = 4;
+
+/** Thrown when `analyzerWorkers` traces are being reduced already: try again shortly. */
+export class TraceReducersBusy extends Error {
+  override name = 'TraceReducersBusy';
+}
+
+/**
+ * Reduces traces off the event loop, one worker thread a trace (started for it, ended after),
+ * at most `analyzerWorkers` at once, each with a heap of at most `analyzerHeapMb`. The trace's
+ * decompressed bytes stream in; the worker acknowledges each chunk, so at most a few are ever
+ * queued. Errors come back as `TraceFormatError` or `TraceTooLarge` (also when the worker runs
+ * out of memory).
+ */
+export class TraceReducers {
+  private active = 0;
+  private readonly workers = new Set<Worker>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly limits: Pick<Limits, 'analyzerWorkers' | 'analyzerHeapMb'>,
+    private readonly traceLimits: TraceLimits = DEFAULT_TRACE_LIMITS,
+  ) {}
+
+  /** The stored form of the trace whose decompressed bytes `source` yields; its format is sniffed from the first bytes. */
+  async reduce(source: AsyncIterable<Uint8Array>): Promise<StoredTrace> {
+    if (this.active >= this.limits.analyzerWorkers) throw new TraceReducersBusy(`${this.active} traces are being reduced; try again shortly`);
+    this.active += 1;
+    let worker: Worker | undefined;
+    const it = source[Symbol.asyncIterator]();
+    try {
+      const first = await it.next();
+      if (first.done) throw new TraceFormatError('the trace is empty');
+      const format = sniffTraceFormat(first.value) ?? TraceFormat.chromeJson;
+      worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), { format, limits: this.traceLimits } satisfies ReduceWorkerData, {
+        ...ANALYSIS_WORKER_LIMITS, maxOldGenerationSizeMb: this.limits.analyzerHeapMb,
+      });
+      this.workers.add(worker);
+      return await this.exchange(worker, first.value, it);
+    } finally {
+      // Ends the source early when the reduction failed (its streams are closed).
+      await it.return?.();
+      this.active -= 1;
+      if (worker) {
+        this.workers.delete(worker);
+        void worker.terminate();
+      }
+    }
+  }
+
+  private async exchange(worker: Worker, first: Uint8Array, rest: AsyncIterator<Uint8Array>): Promise<StoredTrace> {
+    let failure: Error | undefined;
+    let stored: StoredTrace | undefined;
+    let inFlight = 0;
+    let waiters: (() => void)[] = [];
+    const wake = (): void => {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const heapMb = this.limits.analyzerHeapMb;
+    worker.on('message', (m: ReduceReply) => {
+      if (m.type === 'ack') inFlight -= 1;
+      else if (m.type === 'done') stored = m.stored;
+      else failure = m.name === 'TraceFormatError' ? new TraceFormatError(m.message) : m.name === 'TraceTooLarge' ? new TraceTooLarge(m.message) : new Error(m.message);
+      wake();
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new TraceTooLarge(`reducing the trace needed more than the ${heapMb} MB of memory it may take (SEAM_ANALYZER_HEAP_MB)`) : err;
+      if (!(failure instanceof TraceTooLarge)) this.log.error({ err }, 'trace worker failed');
+      wake();
+    });
+    worker.on('exit', (code) => {
+      failure ??= stored ? undefined : new Error(`the trace worker exited with ${code}`);
+      wake();
+    });
+    const until = async (ready: () => boolean): Promise<void> => {
+      while (!ready() && !failure) await new Promise<void>((resolve) => waiters.push(resolve));
+      if (failure) throw failure;
+    };
+    const send = async (chunk: Uint8Array): Promise<void> => {
+      // A copy owns its buffer (zlib's may be pooled), so it can be transferred.
+      const bytes = new Uint8Array(chunk);
+      inFlight += 1;
+      worker.postMessage({ type: 'chunk', bytes } satisfies ReduceRequest, [bytes.buffer]);
+      await until(() => inFlight < IN_FLIGHT);
+    };
+    await send(first);
+    for (let next = await rest.next(); !next.done; next = await rest.next()) await send(next.value);
+    worker.postMessage({ type: 'end' } satisfies ReduceRequest);
+    await until(() => stored !== undefined);
+    return stored!;
+  }
+
+  /** Stops every worker; reductions under way fail. */
+  async close(): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,90 @@
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import { Hono, type Context } from 'hono';
+import { ROLES, type DocumentMeta } from '@seam/shared/model';
+import { decodeBlock, eventWindow, type TraceSummary } from '@seam/shared/trace';
+import type { AppDeps } from '../app';
+import { requireRole } from '../auth/require';
+import { badRequest, notFound } from '../errors';
+import { immutable } from '../routes/documents';
+import { TRACE_FORM_VERSION } from './stored-form';
+import type { TracePart } from './store';
+
+const gunzipAsync = promisify(gunzip);
+const gzipAsync = promisify(gzip);
+
+/** Events a window holds by default, and at most (`?limit=`). */
+export const DEFAULT_WINDOW_EVENTS = 2000;
+export const MAX_WINDOW_EVENTS = 20_000;
+/** Parsed string tables kept, by content: a timeline reads many windows of one trace. */
+const STRING_TABLES = 4;
+
+/**
+ * The reduced trace of a document, read in pieces: `GET /api/rooms/:id/documents/:docId/trace/summary`
+ * (tracks, time range, steps, totals), `…/trace/ops` (per-op aggregates, longest total first) and
+ * `…/trace/events?track=&from=&to=&limit=` (the events overlapping a time window, of one track or
+ * of each, downsampled past `limit`). Any role of the room may read; every answer is content-addressed
+ * (private, immutable, ETag). 404 when the document is not a trace with a stored reduction.
+ */
+export function traceRoutes(deps: AppDeps): Hono {
+  const { store } = deps;
+  const app = new Hono();
+  const strings = new Map<string, readonly string[]>();
+
+  const traceOf = (c: Context): DocumentMeta => {
+    const roomId = c.req.param('id') ?? '';
+    requireRole(c, store, roomId, ROLES);
+    const meta = store.documents.get(roomId, c.req.param('docId') ?? '');
+    if (!meta) throw notFound('no such document in this room');
+    if (!store.traces.has(meta.sha256)) throw notFound('this document has no reduced trace');
+    return meta;
+  };
+  const part = (name: TracePart) => (c: Context) => {
+    const meta = traceOf(c);
+    return immutable(c, `${meta.sha256}.trace-${name}.${TRACE_FORM_VERSION}`, store.traces.part(meta.sha256, name)!, 'application/json');
+  };
+  const json = async <T>(gz: Buffer | undefined): Promise<T> => JSON.parse((await gunzipAsync(gz!)).toString('utf8')) as T;
+  const stringsOf = async (sha256: string): Promise<readonly string[]> => {
+    let table = strings.get(sha256);
+    if (!table) {
+      table = await json<string[]>(store.traces.part(sha256, 'strings'));
+      strings.set(sha256, table);
+      if (strings.size > STRING_TABLES) strings.delete(strings.keys().next().value!);
+    }
+    return table;
+  };
+
+  app.get('/:id/documents/:docId/trace/summary', part('summary'));
+  app.get('/:id/documents/:docId/trace/ops', part('ops'));
+  app.get('/:id/documents/:docId/trace/events', async (c) => {
+    const meta = traceOf(c);
+    const summary = await json<TraceSummary>(store.traces.part(meta.sha256, 'summary'));
+    const num = (name: string, fallback: number): number => {
+      const raw = c.req.query(name);
+      if (raw === undefined || raw === '') return fallback;
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw badRequest(`?${name}= must be a number`);
+      return n;
+    };
+    const fromUs = num('from', summary.startUs);
+    const toUs = num('to', summary.endUs);
+    if (fromUs > toUs) throw badRequest('?from= must not be after ?to=');
+    const limit = num('limit', DEFAULT_WINDOW_EVENTS);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_WINDOW_EVENTS) throw badRequest(`?limit= must be an integer from 1 to ${MAX_WINDOW_EVENTS}`);
+    const rawTrack = c.req.query('track');
+    let tracks = summary.tracks.map((t) => t.id);
+    if (rawTrack !== undefined && rawTrack !== '') {
+      const track = Number(rawTrack);
+      if (!Number.isInteger(track) || track < 0 || track >= summary.tracks.length) throw badRequest(`?track= must be a track id from 0 to ${summary.tracks.length - 1}`);
+      tracks = [track];
+    }
+    const table = await stringsOf(meta.sha256);
+    const windows = await Promise.all(tracks.map(async (track) => {
+      const blocks = await Promise.all(store.traces.blocks(meta.sha256, track, fromUs, toUs).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
+      return eventWindow(track, blocks, table, fromUs, toUs, limit);
+    }));
+    const body = await gzipAsync(JSON.stringify({ fromUs, toUs, windows }));
+    return immutable(c, `${meta.sha256}.trace-events.${TRACE_FORM_VERSION}.${tracks.length === 1 ? tracks[0] : 'all'}.${fromUs}.${toUs}.${limit}`, body, 'application/json');
+  });
+  return app;
+}
