@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_TRACE_LIMITS, TraceFormat, TraceFormatError, TraceTooLarge, sniffTraceFormat, type TraceLimits } from '@seam/shared/trace';
 import type { Logger } from 'pino';
-import { ANALYSIS_WORKER_LIMITS, startAnalysisWorker } from '../analyzer';
+import { startAnalysisWorker } from '../analyzer';
 import type { Limits } from '../config';
 import type { StoredTrace } from './stored-form';
 
@@ -47,8 +47,9 @@ export class TraceReducers {
       const first = await it.next();
       if (first.done) throw new TraceFormatError('the trace is empty');
       const format = sniffTraceFormat(first.value) ?? TraceFormat.chromeJson;
+      // Node's default young generation: the garbage is one parsed chunk at a time, and a larger one only adds resident memory.
       worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), { format, limits: this.traceLimits } satisfies ReduceWorkerData, {
-        ...ANALYSIS_WORKER_LIMITS, maxOldGenerationSizeMb: this.limits.analyzerHeapMb,
+        maxOldGenerationSizeMb: this.limits.analyzerHeapMb,
       });
       this.workers.add(worker);
       return await this.exchange(worker, first.value, it);
