@@ -99,7 +99,9 @@ describe('leases: a runner that disappears loses its job', () => {
     // The agent records the capture's process group beside it right after spawning it.
     const scratch = join(tmpdir(), 'seam-runner');
     await waitFor(() => readdirSync(scratch).some((d) => d.startsWith(`${a.child.pid}-`) && existsSync(join(scratch, d, '.pgid'))), 'the capture process to start');
+    const left = readdirSync(scratch).filter((d) => d.startsWith(`${a.child.pid}-`)).map((d) => join(scratch, d));
     const capture = descendants(a.child.pid!);
+    expect(capture.length).toBeGreaterThan(0);
     orphans.push(...capture);
     a.child.kill('SIGKILL');
 
@@ -108,12 +110,15 @@ describe('leases: a runner that disappears loses its job', () => {
     expect(job.error?.reason).toBe('runner-lost');
     expect(job.error?.message).toMatch(/runner "only" stopped responding \(lease expired\).*no other runner took the job/);
 
-    // The capture outlived its SIGKILLed agent; the next agent on the host stops it and removes its scratch.
-    expect(capture.some(isLiveProcess)).toBe(true);
+    // A capture whose agent was SIGKILLed may outlive it for a while (the sandbox dies with its
+    // parent, but the kernel's parent-death signal can miss); the next agent on the host stops
+    // whatever is left of it and removes its scratch folder.
+    expect(left.length).toBeGreaterThan(0);
     const next = await startAgent(s.url, s.token('next').token, 'next');
     agents.push(next);
     await next.saw(/cleaned up \d+ capture\(s\) left by an agent that died/);
     await waitFor(() => !capture.some(isLiveProcess), 'the orphaned capture to be stopped');
+    await waitFor(() => left.every((d) => !existsSync(d)), 'the dead agent\'s scratch to be removed');
   });
 
   it('a revoked runner token is disconnected, takes no job and cannot post results', async () => {
