@@ -158,4 +158,33 @@ describe('bad traces are refused by name and store nothing', () => {
     expect((await upload(small, r, 'bomb.json.gz', gzipSync(Buffer.from(`{"traceEvents":[${' '.repeat(100_000)}]}`)), 'application/gzip')).status).toBe(413);
     expect(await documentsOf(small, r)).toEqual([]);
   });
+
+  it('a trace while every reducer is busy: 503 busy, and the held one still lands', async () => {
+    const one = await startTestServer({ env: { SEAM_ANALYZER_WORKERS: '1' } });
+    try {
+      const r = await createRoom(one, 'busy');
+      let release!: () => void;
+      const held = new ReadableStream<Uint8Array>({
+        start(ctl) {
+          ctl.enqueue(new Uint8Array(json.subarray(0, 100)));
+          release = () => {
+            ctl.enqueue(new Uint8Array(json.subarray(100)));
+            ctl.close();
+          };
+        },
+      });
+      const first = fetch(`${one.url}/api/rooms/${r.id}/documents?title=held.json`, {
+        method: 'POST', headers: { authorization: `Bearer ${r.tokens.owner}`, 'content-type': 'application/octet-stream' }, body: held, duplex: 'half',
+      } as RequestInit);
+      // Until the held trace's reduction has begun, another upload may still be taken.
+      let res = await upload(one, r, 'second.json.gz', jsonGz, 'application/gzip');
+      while (res.status === 201) res = await upload(one, r, 'second.json.gz', jsonGz, 'application/gzip');
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: { code: 'busy' } });
+      release();
+      expect((await first).status).toBe(201);
+    } finally {
+      await one.close();
+    }
+  });
 });
