@@ -8,13 +8,14 @@ import { readTraceOpTimes, TraceReadError } from './trace-op-times';
 
 /**
  * A capture folder as the capture harness writes it (`python -m seam_capture.run JOB OUT_DIR` with
- * `hlo-opt` and `trace` asked for): the optimized HLO, the profiler trace, `result.json` (whose
+ * `hlo-opt` and `trace` asked for): the optimized HLO, the profiler trace (read by the reducer the
+ * server runs at ingest, so the room, the export and this command sum the same rows), `result.json` (whose
  * `provenance.bandwidth` is the measured copy bandwidth and `trace.repeats` the runs the trace
  * covers) and, when asked for, the cost analysis.
  */
 export const CAPTURE_FILES = {
   hloOpt: 'hlo-opt.txt',
-  trace: ['trace.json.gz', 'trace.json'],
+  trace: ['trace.json.gz', 'trace.json', 'trace.xplane.pb'],
   result: 'result.json',
   cost: 'cost.json',
 } as const;

@@ -106,7 +106,7 @@ describe('seam gate', { timeout: 90_000 }, () => {
       writeFileSync(join(d, 'trace.json.gz'), gz.subarray(0, gz.length >> 1));
     });
     const otherModule = variant('other-module', (d) => {
-      writeFileSync(join(d, 'trace.json'), JSON.stringify({ traceEvents: [{ ph: 'X', dur: 5, args: { hlo_op: 'convert_exponential_fusion', hlo_module: 'jit_other' } }] }));
+      writeFileSync(join(d, 'trace.json'), JSON.stringify({ traceEvents: [{ ph: 'X', pid: 1, tid: 1, ts: 0, dur: 5, name: 'convert_exponential_fusion', args: { hlo_op: 'convert_exponential_fusion', hlo_module: 'jit_other' } }] }));
       rmSync(join(d, 'trace.json.gz'));
     });
     const cases: Array<[string[], RegExp]> = [

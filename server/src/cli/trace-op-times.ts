@@ -1,8 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import type { OpTime } from '@seam/shared/ir';
+import {
+  ChromeTraceReducer, isGzip, sniffTraceFormat, TraceFormat, TraceFormatError, TraceTooLarge, XSpaceReducer, type OpAggregate,
+} from '@seam/shared/trace';
 
-/** A trace file that cannot be read as a Chrome/Perfetto JSON trace; the message says why. */
+/** A trace file that cannot be read as a Chrome/Perfetto JSON trace or an XSpace; the message says why. */
 export class TraceReadError extends Error {
   constructor(message: string) {
     super(message);
@@ -10,61 +14,62 @@ export class TraceReadError extends Error {
   }
 }
 
-/** Largest trace this reader takes, decompressed: it holds the JSON whole. */
-export const MAX_TRACE_JSON_BYTES = 512 * 1024 * 1024;
-
-interface TraceEvent {
-  readonly ph?: unknown;
-  readonly dur?: unknown;
-  readonly args?: { readonly hlo_op?: unknown; readonly hlo_module?: unknown };
+/**
+ * The gate's op rows from a reduced trace's per-op aggregates: the same rows the server stores at
+ * ingest (`…/trace/ops`), so the room, the export and `seam gate` sum the same numbers. An op the
+ * trace tags with no module keeps no module.
+ */
+export function opTimesOf(ops: readonly OpAggregate[]): OpTime[] {
+  return ops.map((r) => ({ ...(r.module !== '' ? { module: r.module } : {}), op: r.op, totalUs: r.totalUs, count: r.count }));
 }
 
 /**
- * Per-op hardware time of a Chrome/Perfetto JSON trace (`.json` or `.json.gz`): the complete
- * events (`ph: "X"`) that XLA tags with `args.hlo_op`, summed by module and op, longest first.
- * Every other event (host threads, Python frames, markers) is skipped. The whole JSON is read at
- * once, so it is meant for capture-sized traces on the command line.
+ * Per-op aggregates of a trace file (Chrome/Perfetto JSON, `.json` or `.json.gz`, or XProf's
+ * `.xplane.pb`, gzipped or not), streamed through the same reducer the server runs at ingest: the
+ * file is never held whole.
  */
-export async function readTraceOpTimes(path: string): Promise<OpTime[]> {
-  const raw = await readFile(path);
-  let bytes: Buffer = raw;
-  if (raw[0] === 0x1f && raw[1] === 0x8b) {
+export async function readTraceOps(path: string): Promise<readonly OpAggregate[]> {
+  let source: Readable | undefined;
+  let reducer: ChromeTraceReducer | XSpaceReducer | undefined;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const text = (bytes: Uint8Array, stream: boolean): string => {
     try {
-      bytes = gunzipSync(raw, { maxOutputLength: MAX_TRACE_JSON_BYTES });
-    } catch (e) {
-      throw new TraceReadError(`${path}: not a readable gzip file (${e instanceof Error ? e.message : String(e)})`);
+      return decoder.decode(bytes, { stream });
+    } catch {
+      throw new TraceFormatError('the trace is not valid UTF-8 text');
     }
-  } else if (raw.length > MAX_TRACE_JSON_BYTES) {
-    throw new TraceReadError(`${path}: ${raw.length} bytes, past this reader's ${MAX_TRACE_JSON_BYTES}`);
-  }
-  let data: unknown;
+  };
   try {
-    data = JSON.parse(bytes.toString('utf8'));
+    let head = Buffer.alloc(0);
+    for await (const chunk of createReadStream(path, { start: 0, end: 1 })) head = Buffer.concat([head, chunk as Buffer]);
+    const file = createReadStream(path, { highWaterMark: 1024 * 1024 });
+    const unzip = isGzip(head) ? createGunzip({ chunkSize: 1024 * 1024 }) : undefined;
+    if (unzip) file.on('error', (e) => unzip.destroy(e));
+    source = unzip ? file.pipe(unzip) : file;
+    for await (const raw of source) {
+      const chunk = raw as Buffer;
+      if (!reducer) {
+        const format = sniffTraceFormat(chunk) ?? TraceFormat.chromeJson;
+        reducer = format === TraceFormat.xplane ? new XSpaceReducer() : new ChromeTraceReducer();
+      }
+      if (reducer instanceof XSpaceReducer) reducer.write(chunk);
+      else reducer.write(text(chunk, true));
+    }
+    if (!reducer) throw new TraceFormatError('the trace is empty');
+    if (reducer instanceof ChromeTraceReducer) reducer.write(text(new Uint8Array(0), false));
+    return reducer.end().ops;
   } catch (e) {
-    throw new TraceReadError(`${path}: not JSON (${e instanceof Error ? e.message : String(e)})`);
+    if (e instanceof TraceFormatError || e instanceof TraceTooLarge) throw new TraceReadError(`${path}: ${e.message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') throw new TraceReadError(`${path}: not a readable gzip file (${(e as Error).message})`);
+    if (code !== undefined) throw new TraceReadError(`cannot read ${path}: ${(e as Error).message}`);
+    throw e;
+  } finally {
+    source?.destroy();
   }
-  const events = Array.isArray(data) ? data : (data as { traceEvents?: unknown } | null)?.traceEvents;
-  if (!Array.isArray(events)) throw new TraceReadError(`${path}: no traceEvents list: not a Chrome/Perfetto JSON trace`);
-  return opTimesOf(events as readonly TraceEvent[]);
 }
 
-/** Sums the `hlo_op` complete events of a trace by module and op, longest total first. */
-export function opTimesOf(events: readonly TraceEvent[]): OpTime[] {
-  const rows = new Map<string, { module: string; op: string; totalUs: number; count: number }>();
-  for (const e of events) {
-    if (e === null || typeof e !== 'object' || e.ph !== 'X') continue;
-    const op = e.args?.hlo_op;
-    if (typeof op !== 'string' || op === '') continue;
-    const module = typeof e.args?.hlo_module === 'string' ? e.args.hlo_module : '';
-    const dur = typeof e.dur === 'number' && Number.isFinite(e.dur) && e.dur > 0 ? e.dur : 0;
-    const key = `${module}\u0000${op}`;
-    const row = rows.get(key);
-    if (row) {
-      row.totalUs += dur;
-      row.count++;
-    } else rows.set(key, { module, op, totalUs: dur, count: 1 });
-  }
-  return [...rows.values()]
-    .map((r) => (r.module === '' ? { op: r.op, totalUs: r.totalUs, count: r.count } : r))
-    .sort((a, b) => b.totalUs - a.totalUs || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+/** The gate's op rows of a trace file: {@link readTraceOps} as {@link opTimesOf} gives them. */
+export async function readTraceOpTimes(path: string): Promise<OpTime[]> {
+  return opTimesOf(await readTraceOps(path));
 }
