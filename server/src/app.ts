@@ -11,6 +11,7 @@ import { annotationRoutes } from './routes/annotations';
 import { configRoutes } from './routes/config';
 import { documentRoutes } from './routes/documents';
 import { exportRoutes } from './routes/export';
+import { gateRoutes } from './routes/gate';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', annotationRoutes(deps));
   app.route('/api/rooms', exportRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
+  if (deps.jobs) app.route('/api/rooms', gateRoutes({ ...deps, jobs: deps.jobs }));
   app.all('/api/*', () => {
     throw new ApiError(ErrorCode.notFound, 'no such endpoint');
   });

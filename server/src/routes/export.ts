@@ -1,8 +1,9 @@
 import { Hono, type Context } from 'hono';
-import { buildExport, exportToJson, exportToMarkdown, readAnnotations, ROLES, type RoomExport } from '@seam/shared/model';
+import { buildExport, DocumentKind, exportToJson, exportToMarkdown, readAnnotations, ROLES, type DocumentMeta, type GateReport, type GateUnavailable, type RoomExport } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { roomTitle } from '../room-title';
+import { captureGate, GateUnavailableError } from './gate';
 
 /** A file name from a room title: letters, digits, dashes; `room` when nothing is left. */
 function fileName(title: string): string {
@@ -10,9 +11,26 @@ function fileName(title: string): string {
   return base || 'room';
 }
 
+/** The gate of each capture group that holds a trace (default candidate and bar), or why it has none. */
+async function gatesOf(deps: AppDeps, roomId: string, documents: readonly DocumentMeta[]): Promise<(GateReport | GateUnavailable)[]> {
+  const { jobs } = deps;
+  if (!jobs) return [];
+  const groups = [...new Set(documents.filter((d) => d.kind === DocumentKind.trace && d.captureId !== undefined).map((d) => d.captureId!))]
+    .filter((id) => jobs.queue.get(id)?.roomId === roomId);
+  return Promise.all(groups.map(async (captureId) => {
+    try {
+      return await captureGate({ ...deps, jobs }, roomId, captureId);
+    } catch (e) {
+      if (e instanceof GateUnavailableError) return { captureId, reason: e.reason, message: e.message };
+      throw e;
+    }
+  }));
+}
+
 /**
  * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents, then each
- * annotation with its quoted lines, kind, size, thread and status), for any role. The browser's
+ * annotation with its quoted lines, kind, size, thread and status, then the gate of each capture group
+ * with a trace), for any role. The browser's
  * Export button builds the same text with the same shared code. Whatever members wrote comes out as
  * inert text in both forms (no markup, no links).
  */
@@ -30,7 +48,8 @@ export function exportRoutes(deps: AppDeps): Hono {
     // The texts the annotations quote, decompressed off the event loop before the export is built.
     const quoted = new Set(annotations.map((a) => a.docId));
     const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
-    return buildExport({ roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now() });
+    const gates = await gatesOf(deps, roomId, documents);
+    return buildExport({ roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}) });
   };
 
   app.get('/:id/export.md', async (c) => {

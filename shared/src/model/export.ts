@@ -1,5 +1,6 @@
 import { isAnchored, type Annotation } from './annotation';
 import type { DocumentMeta } from './document';
+import type { GateReport, GateUnavailable } from './gate-report';
 
 /**
  * The room as a report: its documents, then every annotation with the lines it quotes. Built the
@@ -27,6 +28,8 @@ export interface RoomExport {
   readonly exportedAt: number;
   readonly documents: readonly DocumentMeta[];
   readonly annotations: readonly ExportedAnnotation[];
+  /** The gate of each capture group with a trace, as the server computes it from what it stored (default candidate and bar); absent when none was given. */
+  readonly gates?: readonly (GateReport | GateUnavailable)[];
 }
 
 /** What `buildExport` reads: the room, its documents and annotations, and a way to get each dump's text. */
@@ -38,6 +41,8 @@ export interface ExportInput {
   /** The text of a document, or `undefined` when it is not available (then quotes come from the anchor). */
   readonly textOf: (docId: string) => string | undefined;
   readonly now: number;
+  /** Gates of the room's capture groups, when the builder computed them. */
+  readonly gates?: readonly (GateReport | GateUnavailable)[];
 }
 
 /** Longest quoted excerpt kept per annotation, in lines; a longer range is cut with a marker line. */
@@ -77,7 +82,7 @@ export function buildExport(input: ExportInput): RoomExport {
     if (text === undefined || !isAnchored(text, a)) return { ...a, document, quoted: a.quote.exact, detached: text !== undefined };
     return { ...a, document, lineFrom: lineAt(text, a.from), lineTo: lineAt(text, Math.max(a.from, a.to - 1)), quoted: wholeLines(text, a.from, a.to), detached: false };
   });
-  return { format: 'seam-room-export', version: 1, room: { id: input.roomId, title: input.title }, exportedAt: input.now, documents: input.documents, annotations };
+  return { format: 'seam-room-export', version: 1, room: { id: input.roomId, title: input.title }, exportedAt: input.now, documents: input.documents, annotations, ...(input.gates ? { gates: input.gates } : {}) };
 }
 
 /** `134217728` → `134,217,728 B (128 MiB)`. */
@@ -162,7 +167,23 @@ function annotationMarkdown(a: ExportedAnnotation): string {
   return out.join('\n');
 }
 
-/** The export as Markdown: title, documents, then each annotation with its quoted lines, kind, size, thread and status. */
+/** One capture group's gate: the verdict, then each figure with where it came from, as inert text. */
+function gateMarkdown(g: GateReport | GateUnavailable): string {
+  if (!('gate' in g)) return [`### Capture ${codeSpan(g.captureId)}: no gate`, '', `${text(g.reason)}: ${text(g.message)}`].join('\n');
+  const r = g.gate;
+  const off = Math.abs(r.ratios.measuredToEstimate - 1) * 100;
+  const out = [
+    `### Capture ${codeSpan(g.captureId)}: ${codeSpan(r.candidate.name)} · ${r.pass ? 'PASS' : 'FAIL'} · measured / estimate ${r.ratios.measuredToEstimate.toFixed(3)} (${off.toFixed(1)}% off, bar ${+(r.bar * 100).toFixed(2)}%)`,
+    '',
+    `From ${lineText(g.sources.hloOpt.title)}, ${text(g.sources.trace.title)}${g.sources.cost ? ` and ${text(g.sources.cost.title)}` : ''}; ${g.sources.runs} traced runs; copy bandwidth ${text(g.sources.bandwidth.method)}.`,
+  ];
+  if (g.platform === 'cpu') out.push('', 'CPU: figures are what this CPU gives.');
+  out.push('');
+  for (const line of r.explanation) out.push(`- ${text(line)}`);
+  return out.join('\n');
+}
+
+/** The export as Markdown: title, documents, each annotation with its quoted lines, kind, size, thread and status, then the gates. */
 export function exportToMarkdown(e: RoomExport): string {
   const out = [`# ${text(e.room.title)}`, '', `Exported ${isoTime(e.exportedAt)}.`, '', '## Documents', ''];
   if (e.documents.length === 0) out.push('No documents.');
@@ -170,6 +191,10 @@ export function exportToMarkdown(e: RoomExport): string {
   out.push('', `## Annotations (${e.annotations.length})`);
   if (e.annotations.length === 0) out.push('', 'No annotations.');
   for (const a of e.annotations) out.push('', annotationMarkdown(a));
+  if (e.gates && e.gates.length > 0) {
+    out.push('', `## Gates (${e.gates.length})`);
+    for (const g of e.gates) out.push('', gateMarkdown(g));
+  }
   return `${out.join('\n')}\n`;
 }
 

@@ -6,3 +6,4 @@ export * from './jobs';
 export * from './annotation-doc';
 export * from './api';
 export * from './export';
+export * from './gate-report';
