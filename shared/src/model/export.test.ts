@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { computeGate, indexHlo } from '../ir';
 import { describe, expect, it } from 'vitest';
 import type { Annotation } from './annotation';
 import { quoteOf } from './annotation';
 import type { DocumentMeta } from './document';
 import { buildExport, exportToJson, exportToMarkdown, formatBytes, type ExportedAnnotation, type RoomExport } from './export';
+import type { GateReport } from './gate-report';
 
 const TEXT = ['HloModule m', '', 'ENTRY main {', '  %p = f32[4]{0} parameter(0)', '  %fusion.3 = bf16[8192,8192]{1,0} fusion(%p), kind=kLoop, calls=%fc', '}'].join('\n');
 const DOCS: DocumentMeta[] = [
@@ -199,3 +202,35 @@ describe('room export of hostile text', () => {
   });
 });
 
+
+describe('gates in the export', () => {
+  const HLO = readFileSync(new URL('../../../test/fixtures/gate/attention-cpu/hlo-opt.txt', import.meta.url), 'utf8');
+  const ops = JSON.parse(readFileSync(new URL('../../../test/fixtures/gate/attention-cpu/ops.json', import.meta.url), 'utf8')) as { name: string; module: string; totalUs: number; count: number }[];
+  const gate = computeGate({
+    index: indexHlo(HLO, 'hlo-opt').index, opTimes: ops.map((r) => ({ module: r.module, op: r.name, totalUs: r.totalUs, count: r.count })),
+    bandwidthBytesPerS: 33e9, runs: 3, costModelBytes: 2_349_694_976,
+  });
+  const bandwidth = {
+    method: 'jit(x + 1) <img src=x onerror=alert(1)>', bytes: 1, calls: 1, trials: 1, seconds: 1, bytesPerSecond: 33e9, bestBytesPerSecond: 33e9,
+    deviceKind: 'cpu', nameplateBytesPerSecond: null, fractionOfNameplate: null,
+  };
+  const report: GateReport = {
+    captureId: 'job_1', gate, platform: 'cpu', candidates: [],
+    sources: { hloOpt: { documentId: 'd1', title: '[click](javascript:alert(1)) <b>hlo</b>' }, trace: { documentId: 'd3', title: '# trace' }, bandwidth, runs: 3 },
+  };
+
+  it('writes each gate as its verdict and figures, every title and dump name inert, and refusals by reason', () => {
+    const e = buildExport({ roomId: 'r', title: 'Lab', documents: DOCS, annotations: [], textOf: () => undefined, now: 0, gates: [report, { captureId: 'job_2', reason: 'no-trace', message: 'no <trace>' }] });
+    expect(e.gates).toHaveLength(2);
+    const md = exportToMarkdown(e);
+    expect(md).toContain('## Gates (2)');
+    expect(md).toContain('### Capture `job_1`: `convert_exponential_fusion` · FAIL · measured / estimate ');
+    expect(md).toContain('CPU: figures are what this CPU gives.');
+    expect(md).toContain('- estimate: 268,435,456 B × (1 write + 2 reads) = 805.3 MB (805,306,368 B)');
+    expect(md).toContain('### Capture `job_2`: no gate');
+    expect(md).not.toMatch(/<(b|img|trace)\b/);
+    expect(md).not.toMatch(/[^\\]\]\(javascript/);
+    expect(md).toContain('\\[click\\](javascript:alert(1)) &lt;b&gt;hlo&lt;/b&gt;');
+    expect(JSON.parse(exportToJson(e))).toEqual(e);
+  });
+});
