@@ -23,7 +23,8 @@ const STRING_TABLES = 4;
  * The reduced trace of a document, read in pieces: `GET /api/rooms/:id/documents/:docId/trace/summary`
  * (tracks, time range, steps, totals), `…/trace/ops` (per-op aggregates, longest total first) and
  * `…/trace/events?track=&from=&to=&limit=` (the events overlapping a time window, of one track or
- * of each, downsampled past `limit`). Any role of the room may read; every answer is content-addressed
+ * of each, downsampled past `limit`), and `…/trace/original` (the trace as uploaded, gzipped, as an
+ * attachment). Any role of the room may read; every answer is content-addressed
  * (private, immutable, ETag). 404 when the document is not a trace with a stored reduction.
  */
 export function traceRoutes(deps: AppDeps): Hono {
@@ -54,6 +55,18 @@ export function traceRoutes(deps: AppDeps): Hono {
     return table;
   };
 
+  // The original as uploaded (or captured), gzipped: what "Download for Perfetto" saves.
+  app.get('/:id/documents/:docId/trace/original', (c) => {
+    const meta = traceOf(c);
+    const gz = store.documents.textGzip(meta.sha256);
+    if (!gz) throw notFound('the original of this trace is not stored');
+    const name = `${meta.title.replace(/\.gz$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_') || 'trace'}.gz`;
+    c.header('Content-Disposition', `attachment; filename="${name}"`);
+    c.header('Cache-Control', 'private, max-age=31536000, immutable');
+    c.header('ETag', `"${meta.sha256}.original"`);
+    c.header('Content-Type', 'application/gzip');
+    return c.body(new Uint8Array(gz));
+  });
   app.get('/:id/documents/:docId/trace/summary', part('summary'));
   app.get('/:id/documents/:docId/trace/ops', part('ops'));
   app.get('/:id/documents/:docId/trace/events', async (c) => {

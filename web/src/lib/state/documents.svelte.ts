@@ -50,7 +50,8 @@ export class DocumentsState {
   open(docId: string): void {
     if (this.openId === docId) return;
     this.openId = docId;
-    if (docId === NOTES_ID) {
+    // A trace is read in pieces by its own view; its original may be a gigabyte.
+    if (docId === NOTES_ID || this.list.find((d) => d.id === docId)?.kind === 'trace') {
       this.openText = null;
       return;
     }
