@@ -45,7 +45,8 @@ export class TraceBuilder {
   private readonly op = new Growable(i32(1024), i32);
   private readonly module = new Growable(i32(1024), i32);
   private readonly track = new Growable(i32(1024), i32);
-  private readonly opStats = new Map<string, OpDraft>();
+  /** Per-op aggregates by module id (+1, 0 for none) then op id: no key is built per event. */
+  private readonly opStats: Map<number, OpDraft>[] = [];
   private readonly steps: TraceStep[] = [];
   ignored = 0;
   unpaired = 0;
@@ -95,22 +96,25 @@ export class TraceBuilder {
     if (this.start.length >= this.limits.maxEvents) throw new TraceTooLarge(`the trace has more than ${this.limits.maxEvents} events`);
     this.start.push(startUs);
     this.dur.push(durUs);
-    this.name.push(this.intern(name));
+    const nameId = this.intern(name);
+    this.name.push(nameId);
     this.track.push(track);
     const hasOp = op !== undefined && op.length > 0;
-    this.op.push(hasOp ? this.intern(op) : -1);
-    this.module.push(hasOp && module !== undefined ? this.intern(module) : -1);
+    // An XLA op's event is mostly named after it: its id is the name's.
+    const opId = hasOp ? (op === name ? nameId : this.intern(op)) : -1;
+    const moduleId = hasOp && module !== undefined ? this.intern(module) : -1;
+    this.op.push(opId);
+    this.module.push(moduleId);
     if (hasOp) {
-      const mod = module ?? '';
-      const key = `${mod}\u0000${op}`;
-      const s = this.opStats.get(key);
+      const byOp = (this.opStats[moduleId + 1] ??= new Map());
+      const s = byOp.get(opId);
       if (s) {
         s.count += 1;
         s.totalUs += durUs;
         if (durUs < s.minUs) s.minUs = durUs;
         if (durUs > s.maxUs) s.maxUs = durUs;
       } else {
-        this.opStats.set(key, { module: mod, op, count: 1, totalUs: durUs, minUs: durUs, maxUs: durUs });
+        byOp.set(opId, { module: module ?? '', op, count: 1, totalUs: durUs, minUs: durUs, maxUs: durUs });
       }
     }
     if (step !== undefined) this.steps.push({ step, name, startUs, durUs, track });
@@ -129,11 +133,9 @@ export class TraceBuilder {
     });
     const remap = new Int32Array(this.tracks.length);
     order.forEach((old, i) => (remap[old] = i));
-    const perm = new Uint32Array(n);
-    for (let i = 0; i < n; i++) perm[i] = i;
     const tr = this.track.data;
     const st = this.start.data;
-    perm.sort((a, b) => remap[tr[a]!]! - remap[tr[b]!]! || st[a]! - st[b]! || a - b);
+    const perm = orderEvents(n, tr, st, remap);
     const columns = {
       start: new Float64Array(n), dur: new Float64Array(n), name: new Int32Array(n), op: new Int32Array(n), module: new Int32Array(n), track: new Int32Array(n),
     };
@@ -168,7 +170,7 @@ export class TraceBuilder {
         startUs: counts[i] ? first[i]! : 0, endUs: counts[i] ? last[i]! : 0,
       };
     });
-    const ops: OpAggregate[] = [...this.opStats.values()]
+    const ops: OpAggregate[] = this.opStats.flatMap((byOp) => [...byOp.values()])
       .map((s) => ({ module: s.module, op: s.op, count: s.count, totalUs: s.totalUs, meanUs: s.totalUs / s.count, minUs: s.minUs, maxUs: s.maxUs }))
       .sort((a, b) => b.totalUs - a.totalUs || cmp(a.module, b.module) || cmp(a.op, b.op));
     const steps = this.steps.map((s) => ({ ...s, track: remap[s.track]! })).sort((a, b) => a.startUs - b.startUs || a.step - b.step);
@@ -184,4 +186,26 @@ export class TraceBuilder {
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The events' order: by track (as `remap` orders tracks), then start, then arrival. Grouped by
+ * track in one counting pass, each track's run already in arrival order; a run is sorted only
+ * when its starts are not already in order (a reader's events mostly are).
+ */
+function orderEvents(n: number, track: Int32Array, start: Float64Array, remap: Int32Array): Uint32Array {
+  const offsets = new Uint32Array(remap.length + 1);
+  for (let i = 0; i < n; i++) offsets[remap[track[i]!]! + 1]! += 1;
+  for (let t = 0; t < remap.length; t++) offsets[t + 1]! += offsets[t]!;
+  const next = offsets.slice(0, remap.length);
+  const perm = new Uint32Array(n);
+  for (let i = 0; i < n; i++) perm[next[remap[track[i]!]!]!++] = i;
+  for (let t = 0; t < remap.length; t++) {
+    const from = offsets[t]!;
+    const to = offsets[t + 1]!;
+    let sorted = true;
+    for (let k = from + 1; k < to && sorted; k++) sorted = start[perm[k - 1]!]! <= start[perm[k]!]!;
+    if (!sorted) perm.subarray(from, to).sort((a, b) => start[a]! - start[b]! || a - b);
+  }
+  return perm;
+}
 const sortKey = (t: TrackDraft): number => (Number.isFinite(t.sortIndex) ? t.sortIndex : 1e9 + t.order);

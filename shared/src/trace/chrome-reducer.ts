@@ -14,12 +14,13 @@ function bad(index: number, field: string, want: string, v: unknown): never {
   throw new TraceFormatError(`traceEvents[${index}].${field} must be ${want}, not ${typeOf(v)}`);
 }
 
-/** A pid or tid: a number or a string (0 when absent). */
-function id(v: unknown, index: number, field: string): string {
-  if (v === undefined) return '0';
-  if (typeof v !== 'number' && typeof v !== 'string') bad(index, field, 'a number or a string', v);
-  return typeof v === 'string' ? v : String(v);
+/** Throws unless a pid or tid is a number, a string or absent. */
+function checkId(v: unknown, index: number, field: string): void {
+  if (v !== undefined && typeof v !== 'number' && typeof v !== 'string') bad(index, field, 'a number or a string', v);
 }
+
+/** A pid or tid as a key: its text (0 when absent). */
+const id = (v: unknown): string => (v === undefined ? '0' : typeof v === 'string' ? v : String(v));
 
 /** A time in µs: a finite number. */
 function time(v: unknown, index: number, field: string): number {
@@ -43,6 +44,8 @@ export class ChromeTraceReducer {
   private readonly threadSort = new Map<string, number>();
   private readonly trackKeys = new Map<number, { pid: string; tid: string }>();
   private readonly open = new Map<number, Open[]>();
+  /** Track ids by pid then tid as the events give them (numbers mostly), so most events build no key. */
+  private readonly trackCache = new Map<unknown, Map<unknown, number>>();
 
   constructor(limits: TraceLimits = DEFAULT_TRACE_LIMITS) {
     this.builder = new TraceBuilder(TraceFormat.chromeJson, limits);
@@ -75,26 +78,26 @@ export class ChromeTraceReducer {
       return;
     }
     if (typeof ph !== 'string') bad(index, 'ph', 'a string', ph);
-    const pid = id(e.pid, index, 'pid');
-    const tid = id(e.tid, index, 'tid');
+    checkId(e.pid, index, 'pid');
+    checkId(e.tid, index, 'tid');
     const name = e.name === undefined ? '' : typeof e.name === 'string' ? e.name : bad(index, 'name', 'a string', e.name);
     const a = e.args;
     const args = a === undefined ? undefined : typeof a === 'object' && a !== null && !Array.isArray(a) ? (a as Json) : bad(index, 'args', 'an object', a);
     switch (ph) {
       case 'M':
-        this.metadata(name, pid, tid, args);
+        this.metadata(name, id(e.pid), id(e.tid), args);
         return;
       case 'X': {
         const dur = e.dur === undefined ? 0 : time(e.dur, index, 'dur');
         if (dur < 0) bad(index, 'dur', 'a number not below 0', dur);
-        this.add(pid, tid, time(e.ts, index, 'ts'), dur, name, args);
+        this.add(this.trackOf(e.pid, e.tid), time(e.ts, index, 'ts'), dur, name, args);
         return;
       }
       case 'i': case 'I':
-        this.add(pid, tid, time(e.ts, index, 'ts'), 0, name, args);
+        this.add(this.trackOf(e.pid, e.tid), time(e.ts, index, 'ts'), 0, name, args);
         return;
       case 'B': {
-        const track = this.track(pid, tid);
+        const track = this.trackOf(e.pid, e.tid);
         const stack = this.open.get(track) ?? [];
         stack.push({ ts: time(e.ts, index, 'ts'), name, args });
         this.open.set(track, stack);
@@ -102,13 +105,14 @@ export class ChromeTraceReducer {
       }
       case 'E': {
         const ts = time(e.ts, index, 'ts');
-        const b = this.open.get(this.track(pid, tid))?.pop();
+        const track = this.trackOf(e.pid, e.tid);
+        const b = this.open.get(track)?.pop();
         if (!b) {
           this.builder.unpaired += 1;
           return;
         }
         // An end event's args are merged into its begin's, as trace viewers do.
-        this.add(pid, tid, b.ts, Math.max(0, ts - b.ts), b.name, args ? { ...b.args, ...args } : b.args);
+        this.add(track, b.ts, Math.max(0, ts - b.ts), b.name, args ? { ...b.args, ...args } : b.args);
         return;
       }
       default:
@@ -133,17 +137,25 @@ export class ChromeTraceReducer {
     }
   }
 
-  private track(pid: string, tid: string): number {
-    const id = this.builder.trackOf(`${pid}\u0000${tid}`, `pid ${pid}`, `tid ${tid}`);
-    if (!this.trackKeys.has(id)) this.trackKeys.set(id, { pid, tid });
-    return id;
+  /** The track of an event's pid and tid (checked already). */
+  private trackOf(rawPid: unknown, rawTid: unknown): number {
+    let byTid = this.trackCache.get(rawPid);
+    const cached = byTid?.get(rawTid);
+    if (cached !== undefined) return cached;
+    const pid = id(rawPid);
+    const tid = id(rawTid);
+    const track = this.builder.trackOf(`${pid}\u0000${tid}`, `pid ${pid}`, `tid ${tid}`);
+    if (!this.trackKeys.has(track)) this.trackKeys.set(track, { pid, tid });
+    if (!byTid) this.trackCache.set(rawPid, (byTid = new Map()));
+    byTid.set(rawTid, track);
+    return track;
   }
 
-  private add(pid: string, tid: string, ts: number, dur: number, name: string, args: Json | undefined): void {
+  private add(track: number, ts: number, dur: number, name: string, args: Json | undefined): void {
     const op = args?.hlo_op;
     const mod = args?.hlo_module;
     const step = args?.step_num;
     const stepNum = typeof step === 'number' ? step : typeof step === 'string' && /^\d+$/.test(step) ? Number(step) : undefined;
-    this.builder.event(this.track(pid, tid), ts, dur, name, typeof op === 'string' ? op : undefined, typeof mod === 'string' ? mod : undefined, stepNum);
+    this.builder.event(track, ts, dur, name, typeof op === 'string' ? op : undefined, typeof mod === 'string' ? mod : undefined, stepNum);
   }
 }

@@ -16,6 +16,15 @@ const MAX_TOKEN = 1024;
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
 
+/** Whether an object's values nest deeper than `levels` more objects or arrays. */
+function deeper(o: Record<string, unknown> | unknown[], levels: number): boolean {
+  for (const key in o) {
+    const v = (o as Record<string, unknown>)[key];
+    if (typeof v === 'object' && v !== null && (levels === 0 || deeper(v as Record<string, unknown>, levels - 1))) return true;
+  }
+  return false;
+}
+
 /**
  * Splits a Chrome/Perfetto JSON trace (`{"traceEvents": […], …}` or a bare `[…]`) into its events
  * as chunks of it arrive, holding no more of the text than the chunk and one unfinished event: the
@@ -46,6 +55,8 @@ export class JsonEventSplitter {
   private batchCount = 0;
   private events = 0;
   private offset = 0;
+  /** Where the next backslash of this chunk is, from where it was last looked for (-1: none left; -2: not looked for yet). */
+  private backslash = -2;
 
   constructor(
     private readonly onEvent: (value: unknown, index: number) => void,
@@ -60,9 +71,20 @@ export class JsonEventSplitter {
     this.eventStart = continued ? 0 : -1;
     this.batchFrom = this.eventStart;
     this.batchCount = 0;
+    this.backslash = -2;
+    let fast = true;
     while (i < n) {
       switch (this.mode) {
         case Mode.scan: {
+          // At the start of an event with none waiting in the batch: read as many as one parse may take.
+          if (fast && this.keep && this.batchCount === 0 && i <= this.eventStart + 1) {
+            const next = this.readEvents(s, this.eventStart);
+            if (next < 0) fast = false;
+            else {
+              i = next;
+              continue;
+            }
+          }
           i = this.scan(s, i);
           if (this.closers.length === 0) this.afterScan(i);
           continue;
@@ -92,6 +114,55 @@ export class JsonEventSplitter {
       this.checkSize(this.carry.length);
     }
     this.offset += n;
+  }
+
+  /**
+   * The fast way through a run of events, without scanning them: the stretch from the event that
+   * starts at `start` (with its start from earlier chunks) to the last `}` before a `,` and a `{`,
+   * within `maxEventBytes`, is parsed at once; when it parses as objects nested no deeper than
+   * `maxDepth`, it is exactly a run of whole events (text cut inside a string or a nested value is
+   * not valid JSON), which are handed on. Returns where reading goes on (just past the run), or -1
+   * when there is no such stretch: the scan then reads this chunk, finding the same events or
+   * the error in them.
+   */
+  private readEvents(s: string, start: number): number {
+    const budget = this.limits.maxEventBytes - this.carry.length;
+    let end = Math.min(s.length - 1, start + budget - 1);
+    for (let tries = 0; tries < 16; tries++) {
+      end = s.lastIndexOf('}', end);
+      if (end <= start) return -1;
+      let k = end + 1;
+      while (k < s.length && isSpace(s.charCodeAt(k))) k++;
+      if (s.charCodeAt(k) === COMMA) {
+        k++;
+        while (k < s.length && isSpace(s.charCodeAt(k))) k++;
+        if (s.charCodeAt(k) === OPEN_BRACE) break;
+      }
+      end -= 1;
+    }
+    if (s.charCodeAt(end) !== CLOSE_BRACE || end <= start) return -1;
+    let values: unknown[];
+    try {
+      values = JSON.parse(`[${this.carry}${s.slice(start, end + 1)}]`) as unknown[];
+    } catch {
+      return -1;
+    }
+    const depth = this.limits.maxDepth;
+    for (let k = 0; k < values.length; k++) {
+      const v = values[k];
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || deeper(v as Record<string, unknown>, depth - 1)) return -1;
+    }
+    const first = this.events;
+    this.events += values.length;
+    this.carry = '';
+    this.closers.length = 0;
+    this.inString = false;
+    this.escape = false;
+    this.mode = Mode.afterEvent;
+    this.eventStart = -1;
+    this.batchFrom = -1;
+    for (let k = 0; k < values.length; k++) this.onEvent(values[k], first + k);
+    return end + 1;
   }
 
   /** Reads the events of one stretch, all at once (one parse per chunk, not per event). */
@@ -210,13 +281,15 @@ export class JsonEventSplitter {
 
   /**
    * Scans from `i` while the value is open; returns where it stopped: just past the value's last
-   * character, or `s.length`. Strings are skipped with `indexOf` where no escape is near.
+   * character, or `s.length`. Strings are skipped with `indexOf` where no escape is near (the
+   * next backslash is looked for once per chunk and again only past it, so a chunk with none
+   * costs one search, not one per event).
    */
   private scan(s: string, i: number): number {
     const n = s.length;
     const closers = this.closers;
     const maxDepth = this.limits.maxDepth;
-    let backslash = -2;
+    let backslash = this.backslash;
     while (i < n) {
       if (this.inString) {
         if (!this.escape) {
@@ -227,6 +300,7 @@ export class JsonEventSplitter {
             i = q + 1;
             if (closers.length === 1 && closers[0] === QUOTE) {
               closers.pop();
+              this.backslash = backslash;
               return i;
             }
             continue;
@@ -239,6 +313,7 @@ export class JsonEventSplitter {
           this.inString = false;
           if (closers.length === 1 && closers[0] === QUOTE) {
             closers.pop();
+            this.backslash = backslash;
             return i;
           }
         }
@@ -251,9 +326,13 @@ export class JsonEventSplitter {
         closers.push(c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         if (closers.pop() !== c) this.fail(`mismatched ${String.fromCharCode(c)}`, i - 1);
-        if (closers.length === 0) return i;
+        if (closers.length === 0) {
+          this.backslash = backslash;
+          return i;
+        }
       }
     }
+    this.backslash = backslash;
     return i;
   }
 
