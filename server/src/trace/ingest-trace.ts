@@ -10,6 +10,7 @@ import { ApiError, ErrorCode } from '../errors';
 import type { IngestDeps } from '../ingest';
 import { assertDocumentQuota } from '../room-quotas';
 import type { StoredBlob } from '../store/documents-store';
+import { ByteBatch } from './byte-batch';
 import { TraceReducers, TraceReducersBusy } from './reducers';
 import type { StoredTrace } from './stored-form';
 
@@ -42,11 +43,17 @@ export function traceApiError(err: unknown): unknown {
   return err;
 }
 
+/** Bytes sent to the reducer at a time, at most (a bigger piece goes as it is). */
+const BATCH_BYTES = 1024 * 1024;
+/** How far the gzip of a raw upload may fall behind the reduction. */
+const GZIP_BEHIND_BYTES = 8 * 1024 * 1024;
+
 /**
- * The decompressed bytes of an upload, as they arrive: gunzipped on the thread pool when the body
- * is gzip (its first bytes say), hashed and counted (past `traceBytes`, compressed or not, the
- * upload is refused). The original, gzipped, is kept through `keep` for "Download for Perfetto":
- * the body as sent when it is gzip, else gzipped here.
+ * The decompressed bytes of an upload, as they arrive, in batches of about a megabyte (each
+ * message to the reducer, each hash update and each write to zlib has a cost of its own):
+ * gunzipped on the thread pool when the body is gzip (its first bytes say), hashed and counted
+ * (past `traceBytes`, compressed or not, the upload is refused). The original, gzipped, is kept
+ * through `keep` for "Download for Perfetto": the body as sent when it is gzip, else gzipped here.
  */
 async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, hash: ReturnType<typeof createHash>, count: { bytes: number }, keep: Uint8Array[]): AsyncGenerator<Uint8Array> {
   const it = body[Symbol.asyncIterator]();
@@ -63,21 +70,32 @@ async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, 
       yield next.value;
     }
   };
-  const source = Readable.from(raw());
-  // `pipeline` destroys every stream with the first error, so reading `plain` throws it.
-  const plain: Readable = gzipped ? pipeline(source, createGunzip({ chunkSize: 256 * 1024 }), () => undefined) : source;
+  // `pipeline` destroys every stream with the first error, so reading `plain` throws it. A raw body is read as it comes.
+  const plain: Readable | AsyncGenerator<Uint8Array> = gzipped ? pipeline(Readable.from(raw()), createGunzip({ chunkSize: 256 * 1024 }), () => undefined) : raw();
   // The fastest level: it runs beside the reduction, and a trace's JSON compresses well at any.
-  const gzip = gzipped ? undefined : createGzip({ level: constants.Z_BEST_SPEED, chunkSize: 256 * 1024 });
+  const gzip = gzipped ? undefined : createGzip({ level: constants.Z_BEST_SPEED, chunkSize: 1024 * 1024 });
   gzip?.on('data', (c: Buffer) => keep.push(c));
+  const batch = new ByteBatch(BATCH_BYTES);
+  // zlib may fall a few batches behind (it runs on the thread pool meanwhile); past that the upload waits for it.
+  const done = async (bytes: Uint8Array): Promise<Uint8Array> => {
+    hash.update(bytes);
+    if (gzip) {
+      gzip.write(bytes);
+      if (gzip.writableLength > GZIP_BEHIND_BYTES) await new Promise((resolve) => gzip.once('drain', resolve));
+    }
+    return bytes;
+  };
   let complete = false;
   try {
     for await (const chunk of plain as AsyncIterable<Uint8Array>) {
       count.bytes += chunk.length;
       if (count.bytes > maxBytes) throw tooLarge();
-      hash.update(chunk);
-      if (gzip && !gzip.write(chunk)) await new Promise((resolve) => gzip.once('drain', resolve));
-      yield chunk;
+      if (batch.wouldOverflow(chunk.length)) yield await done(batch.take()!);
+      if (batch.isWhole(chunk)) yield await done(chunk);
+      else batch.add(chunk);
     }
+    const last = batch.take();
+    if (last) yield await done(last);
     if (gzip) {
       gzip.end();
       await finished(gzip);
@@ -88,7 +106,8 @@ async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, 
     if ((err as { code?: string }).code?.startsWith('Z_')) throw new TraceFormatError(`the gzip stream is broken: ${(err as Error).message}`);
     throw err;
   } finally {
-    plain.destroy();
+    if (plain instanceof Readable) plain.destroy();
+    else await plain.return(undefined);
     // A refused trace's remaining body is read (up to the limit) and dropped, so the refusal
     // reaches the client on a connection it can keep using.
     if (!complete) {

@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { constants, gzipSync } from 'node:zlib';
 import { encodeBlock, type ReducedTrace } from '@seam/shared/trace';
 
 /** Events per stored block: a window read decompresses only the blocks it overlaps (about 450 KB each). */
@@ -6,7 +6,7 @@ export const BLOCK_EVENTS = 16_384;
 /** Version of the stored form; a reduction stored in another is not served. */
 export const TRACE_FORM_VERSION = 1;
 
-/** One block of one track's events, gzipped, with the span it covers. */
+/** One block of one track's events, gzipped (at the fastest level: blocks are written at ingest, beside the upload), with the span it covers. */
 export interface StoredBlock {
   readonly track: number;
   readonly block: number;
@@ -41,7 +41,7 @@ export function storedForm(t: ReducedTrace): StoredTrace {
         endUs = Math.max(endUs, start[j]! + dur[j]!);
         j++;
       }
-      blocks.push({ track: tr, block: block++, startUs: start[i]!, endUs, gzip: new Uint8Array(gzipSync(encodeBlock(t.columns, i, j))) });
+      blocks.push({ track: tr, block: block++, startUs: start[i]!, endUs, gzip: new Uint8Array(gzipSync(encodeBlock(t.columns, i, j), { level: constants.Z_BEST_SPEED })) });
       i = j;
     }
   }
