@@ -99,7 +99,6 @@ export function bwrapArgv(l: BwrapLayout): string[] {
   if (!l.user) a.push('--unshare-user', '--disable-userns');
   a.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (l.user) a.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
-  for (const d of ancestors([...binds, SANDBOX_SCRATCH])) a.push('--perms', '0755', '--dir', d);
   a.push('--ro-bind', '/usr', '/usr');
   // Merged /usr: the same links as the host; otherwise the folders themselves, read-only.
   for (const top of ['/bin', '/sbin', '/lib', '/lib64', '/lib32']) {
@@ -108,13 +107,17 @@ export function bwrapArgv(l: BwrapLayout): string[] {
     else if (kind === 'dir') a.push('--ro-bind', top, top);
   }
   for (const e of ETC) a.push('--ro-bind-try', e, e);
+  // The scratch folder goes in before the read-only binds, so that one under /tmp (a checkout or a
+  // virtualenv there) is bound on top of it rather than hidden by it.
+  a.push('--bind', l.scratch, SANDBOX_SCRATCH);
+  for (const d of ancestors(binds)) if (d !== SANDBOX_SCRATCH) a.push('--perms', '0755', '--dir', d);
   for (const p of binds) a.push('--ro-bind', p, p);
   a.push('--proc', '/proc', '--dev', '/dev');
   for (const d of l.devices) a.push('--dev-bind', d, d);
   a.push('--remount-ro', '/dev', '--size', String(SHM_BYTES), '--perms', '1777', '--tmpfs', '/dev/shm');
   if (l.devices.length > 0) a.push('--ro-bind', '/sys', '/sys');
   else a.push('--ro-bind-try', '/sys/devices/system/cpu', '/sys/devices/system/cpu');
-  a.push('--bind', l.scratch, SANDBOX_SCRATCH, '--remount-ro', '/', '--chdir', SANDBOX_SCRATCH);
+  a.push('--remount-ro', '/', '--chdir', SANDBOX_SCRATCH);
   if (l.user) a.push('/usr/bin/setpriv', `--reuid=${l.user.uid}`, `--regid=${l.user.gid}`, '--clear-groups', '--inh-caps=-all', '--');
   return a;
 }

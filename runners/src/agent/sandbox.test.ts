@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pythonRoots } from './bwrap';
@@ -120,6 +122,21 @@ describe('runSandboxed', () => {
     expect(top.filter((n) => !['bin', 'sbin', 'lib', 'lib32', 'lib64', 'usr', 'etc', 'dev', 'proc', 'sys', 'tmp', ...bound].includes(n))).toEqual([]);
     expect(top).toContain('usr');
     expect(readFileSync(`${j.scratch}/mine`, 'utf8')).toBe('ok');
+  });
+
+  it('binds read-only folders that lie under /tmp (a checkout there) on top of the scratch folder, read-only', async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'seam-checkout-'));
+    chmodSync(checkout, 0o755);
+    writeFileSync(join(checkout, 'harness.txt'), 'from the checkout');
+    try {
+      const code = `p = ${JSON.stringify(join(checkout, 'harness.txt'))}\nprint(open(p).read())\ntry:\n    open(p, "a")\n    print("WROTE")\nexcept OSError as e:\n    print("refused", e.errno)\n`;
+      const out = await runSandboxed(job(isolation, code, { readOnly: [...pythonRoots(PY), checkout] }), limits, isolation).done;
+      expect(out.stderrTail).toBe('');
+      expect(out.stdoutTail).toContain('from the checkout');
+      expect(out.stdoutTail).toMatch(/refused \d+/);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
   });
 
   describe('network', () => {
