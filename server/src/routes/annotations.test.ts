@@ -74,3 +74,46 @@ describe('annotations API', () => {
     expect(list.annotations.map((x) => x.resolved)).toEqual([false]);
   });
 });
+
+describe('annotations on a trace', () => {
+  /** A Perfetto JSON trace of two events of one op, as XLA tags them. */
+  const TRACE = JSON.stringify({
+    traceEvents: [
+      { ph: 'X', name: 'fusion.3', pid: 1, tid: 1, ts: 100, dur: 10, args: { hlo_op: 'fusion.3', hlo_module: 'jit_f' } },
+      { ph: 'X', name: 'fusion.3', pid: 1, tid: 1, ts: 120, dur: 10, args: { hlo_op: 'fusion.3', hlo_module: 'jit_f' } },
+    ],
+  });
+  let traceId: string;
+  beforeEach(async () => {
+    const res = await t.call('POST', `/api/rooms/${room.id}/documents?title=f.trace.json`, { token: room.tokens.owner, body: TRACE, headers: { 'content-type': 'application/octet-stream' } });
+    expect(res.status).toBe(201);
+    traceId = ((await res.json()) as { id: string }).id;
+  });
+
+  it('creates op and range annotations with their anchors and lists them', async () => {
+    const op = await t.call('POST', path(), { token: room.tokens.annotator, json: { docId: traceId, from: 0, to: 0, kind: 'fusion', body: 'hot', trace: { type: 'op', op: 'fusion.3', module: 'jit_f' } } });
+    expect(op.status).toBe(201);
+    const range = await t.call('POST', path(), { token: room.tokens.annotator, json: { docId: traceId, from: 0, to: 0, kind: 'question', body: 'gap?', trace: { type: 'range', fromUs: 10, toUs: 20, track: 'XLA Ops' } } });
+    expect(range.status).toBe(201);
+    const list = (await (await t.call('GET', path(), { token: room.tokens.viewer })).json()) as { annotations: Annotation[] };
+    expect(list.annotations.map((a) => [a.docId, a.quote.exact, a.trace])).toEqual([
+      [traceId, '', { type: 'op', op: 'fusion.3', module: 'jit_f' }],
+      [traceId, '', { type: 'range', fromUs: 10, toUs: 20, track: 'XLA Ops' }],
+    ]);
+  });
+
+  it.each([
+    ['a trace anchor on a dump', () => ({ docId, trace: { type: 'op', op: 'p', module: 'm' } })],
+    ['a character range on a trace', () => ({ docId: traceId, from: 0, to: 0 })],
+    ['a range that ends before it starts', () => ({ docId: traceId, trace: { type: 'range', fromUs: 20, toUs: 10 } })],
+    ['a time past a year', () => ({ docId: traceId, trace: { type: 'range', fromUs: 0, toUs: 1e300 } })],
+    ['a negative time', () => ({ docId: traceId, trace: { type: 'range', fromUs: -5, toUs: 10 } })],
+    ['an op name of 501 characters', () => ({ docId: traceId, trace: { type: 'op', op: 'x'.repeat(501), module: 'm' } })],
+    ['an unknown anchor type', () => ({ docId: traceId, trace: { type: 'line', line: 3 } })],
+    ['character offsets beside a trace anchor', () => ({ docId: traceId, to: 3, trace: { type: 'op', op: 'p', module: 'm' } })],
+  ])('answers 400 for %s', async (_, change) => {
+    const res = await t.call('POST', path(), { token: room.tokens.owner, json: { from: 0, to: 0, kind: 'note', body: 'x', ...change() } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'bad_request' } });
+  });
+});

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import {
   addAnnotation, addReply, annotationsMap, CreateAnnotationBody, CreateReplyBody, deleteAnnotation,
   PatchAnnotationBody, quoteOf, readAnnotation, readAnnotations, ROLES, setBody, setResolved,
-  type Annotation, type AnnotationKind, type Author, type AuthorInput, type Role,
+  type Annotation, type AnnotationKind, type Author, type AuthorInput, type Role, type TraceAnchor,
 } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole, type Grant } from '../auth/require';
@@ -47,7 +47,10 @@ export function annotationRoutes(deps: AppDeps): Hono {
     writer(c, roomId);
     const body = c.req.valid('json');
     const meta = store.documents.get(roomId, body.docId);
-    const text = meta && (await deps.texts.get(meta.sha256));
+    if (meta && (meta.kind === 'trace') !== (body.trace !== undefined)) {
+      throw badRequest(meta.kind === 'trace' ? 'a trace document is annotated with a trace anchor (an op or a time range)' : 'a trace anchor needs a trace document');
+    }
+    const text = meta && (body.trace ? '' : await deps.texts.get(meta.sha256));
     if (!meta || text === undefined) throw notFound('no such document in this room');
     // Checked again after the text was read: the room may have been locked (or reloaded) meanwhile.
     const { grant, room } = writer(c, roomId);
@@ -56,6 +59,7 @@ export function annotationRoutes(deps: AppDeps): Hono {
       id: newId(), docId: body.docId, from: body.from, to: body.to, quote: quoteOf(text, body.from, body.to),
       kind: body.kind as AnnotationKind, body: body.body, author: authorOf(body.author, grant), createdAt: Date.now(),
       resolved: false, replies: [], ...(body.instruction !== undefined ? { instruction: body.instruction } : {}),
+      ...(body.trace ? { trace: body.trace as TraceAnchor } : {}),
     };
     room.transact((doc) => addAnnotation(doc, a));
     return c.json(a, 201);

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { ANNOTATION_KINDS, type Annotation, type AnnotationKind, type Author, type Quote, type Reply } from './annotation';
+import { readTraceAnchor } from './annotation-trace';
 import { RoomKey } from './room-schema';
 
 /**
@@ -39,6 +40,7 @@ export function annotationToYMap(a: Annotation): Y.Map<unknown> {
   if (a.instruction !== undefined) m.set('instruction', a.instruction);
   if (a.bytes !== undefined) m.set('bytes', a.bytes);
   if (a.traffic !== undefined) m.set('traffic', a.traffic);
+  if (a.trace !== undefined) m.set('trace', { ...a.trace });
   if (a.editedAt !== undefined) m.set('editedAt', a.editedAt);
   const replies = new Y.Array<Y.Map<unknown>>();
   replies.push(a.replies.map(replyToYMap));
@@ -106,11 +108,16 @@ export function readAnnotation(v: unknown): Annotation | undefined {
   const editedAt = v.get('editedAt');
   const bytes = v.get('bytes');
   const traffic = v.get('traffic');
+  // A trace anchor that is there but malformed makes the whole annotation untrusted.
+  const rawTrace = v.get('trace');
+  const trace = rawTrace === undefined ? undefined : readTraceAnchor(rawTrace);
+  if (rawTrace !== undefined && !trace) return undefined;
   return {
     id, docId, from, to, quote, kind: kind as AnnotationKind, body, author, createdAt, resolved, replies: list,
     ...(isStr(instruction) ? { instruction } : {}),
     ...(isNum(bytes) && bytes >= 0 ? { bytes } : {}),
     ...(isNum(traffic) && traffic >= 0 ? { traffic } : {}),
+    ...(trace ? { trace } : {}),
     ...(isNum(editedAt) ? { editedAt } : {}),
   };
 }

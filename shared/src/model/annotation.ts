@@ -1,3 +1,5 @@
+import type { TraceAnchor } from './annotation-trace';
+
 /** Annotation kinds, with the colours the UI uses for them everywhere. */
 export const AnnotationKind = { fusion: 'fusion', spill: 'spill', note: 'note', question: 'question' } as const;
 export type AnnotationKind = (typeof AnnotationKind)[keyof typeof AnnotationKind];
@@ -43,6 +45,11 @@ export interface Annotation {
   readonly bytes?: number;
   /** Memory traffic in bytes the marked value causes (one write plus one read per consumer), for spills. */
   readonly traffic?: number;
+  /**
+   * On a trace document: the op or time range marked. `from` and `to` are then 0 and the quote
+   * empty, so readers that predate it see an annotation at the start of the document.
+   */
+  readonly trace?: TraceAnchor;
   readonly editedAt?: number;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ANNOTATION_KINDS } from './annotation';
+import { TraceAnchorSchema } from './annotation-trace';
 import { ROLES } from './roles';
 
 /**
@@ -28,7 +29,10 @@ export type CreateRoomBody = z.infer<typeof CreateRoomBody>;
 export const CreateDocumentBody = z.object({ title: z.string().trim().min(1).max(MAX_TITLE), text: z.string() });
 export type CreateDocumentBody = z.infer<typeof CreateDocumentBody>;
 
-/** `POST /api/rooms/:id/annotations`: a range `[from, to)` in UTF-16 code units of the document text. */
+/**
+ * `POST /api/rooms/:id/annotations`: a range `[from, to)` in UTF-16 code units of the document
+ * text, or on a trace document `trace` (an op or a time range) with `from` and `to` 0.
+ */
 export const CreateAnnotationBody = z
   .object({
     docId: z.string().min(1).max(100),
@@ -37,9 +41,11 @@ export const CreateAnnotationBody = z
     kind: z.enum(ANNOTATION_KINDS as [string, ...string[]]),
     body: z.string().max(MAX_BODY),
     instruction: z.string().max(500).optional(),
+    trace: TraceAnchorSchema.optional(),
     author: AuthorInput.optional(),
   })
-  .refine((b) => b.from <= b.to, { message: 'from must not be after to', path: ['to'] });
+  .refine((b) => b.from <= b.to, { message: 'from must not be after to', path: ['to'] })
+  .refine((b) => !b.trace || (b.from === 0 && b.to === 0), { message: 'a trace annotation has from and to 0', path: ['from'] });
 export type CreateAnnotationBody = z.infer<typeof CreateAnnotationBody>;
 
 /** `POST /api/rooms/:id/annotations/:aid/replies`. */

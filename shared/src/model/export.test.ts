@@ -234,3 +234,40 @@ describe('gates in the export', () => {
     expect(JSON.parse(exportToJson(e))).toEqual(e);
   });
 });
+
+describe('trace annotations in the export', () => {
+  const TRACE: DocumentMeta = { id: 't1', title: 'attention.trace.json.gz', kind: 'trace', bytes: 10, sha256: 'z', createdAt: 3 };
+  const on = (id: string, trace: Annotation['trace'], body = ''): Annotation => ({
+    id, docId: 't1', from: 0, to: 0, quote: { prefix: '', exact: '', suffix: '' }, kind: 'question', body, author, createdAt: 20, resolved: false, replies: [], trace,
+  });
+
+  it('lists each with its anchor, and no quoted text', () => {
+    const e = buildExport({
+      roomId: 'r', title: 'Room', documents: [TRACE], now: 0, textOf: () => undefined,
+      annotations: [on('o', { type: 'op', op: 'convert_exponential_fusion', module: 'jit_attention' }, 'why so long?'), on('r', { type: 'range', fromUs: 12_300, toUs: 15_000 })],
+    });
+    expect(e.annotations.map((a) => a.trace)).toEqual([{ type: 'op', op: 'convert_exponential_fusion', module: 'jit_attention' }, { type: 'range', fromUs: 12_300, toUs: 15_000 }]);
+    expect(e.annotations[0]).toMatchObject({ document: 'attention.trace.json.gz', quoted: '', detached: false });
+    const md = exportToMarkdown(e);
+    expect(md).toContain('attention.trace.json.gz, op `convert_exponential_fusion` in `jit_attention` — Ada,');
+    expect(md).toContain('attention.trace.json.gz, 12.3–15.0 ms — Ada,');
+    expect(md).not.toContain('```');
+    expect(JSON.parse(exportToJson(e))).toEqual(e);
+  });
+
+  it('writes hostile op, module and track names as inert text', () => {
+    const e = buildExport({
+      roomId: 'r', title: 'Room', documents: [TRACE], now: 0, textOf: () => undefined,
+      annotations: [
+        on('o', { type: 'op', op: 'x`</code><img src=x onerror=alert(1)>', module: '[m](javascript:alert(1))' }),
+        on('r', { type: 'range', fromUs: 1, toUs: 2, track: '<script>alert(1)</script>\n# heading' }),
+      ],
+    });
+    const md = exportToMarkdown(e);
+    // Dump names are code spans (as instructions are), in which markup is text; the rest is escaped.
+    expect(md).not.toMatch(/<script|\n# heading/);
+    expect(md).toContain('op ``x`</code><img src=x onerror=alert(1)>`` in `[m](javascript:alert(1))`');
+    expect(md).toContain('on &lt;script&gt;alert(1)&lt;/script&gt; # heading — Ada');
+    expect(exportToJson(e)).not.toMatch(/[<>&]/);
+  });
+});

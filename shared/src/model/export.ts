@@ -1,4 +1,5 @@
 import { isAnchored, type Annotation } from './annotation';
+import { traceAnchorLabel } from './annotation-trace';
 import type { DocumentMeta } from './document';
 import type { GateReport, GateUnavailable } from './gate-report';
 
@@ -79,6 +80,8 @@ export function buildExport(input: ExportInput): RoomExport {
   const annotations = sorted.map((a): ExportedAnnotation => {
     const text = textOf(a.docId);
     const document = titles.get(a.docId) ?? a.docId;
+    // A trace annotation marks an op or a time range, not text: its anchor is what it quotes.
+    if (a.trace) return { ...a, document, quoted: '', detached: false };
     if (text === undefined || !isAnchored(text, a)) return { ...a, document, quoted: a.quote.exact, detached: text !== undefined };
     return { ...a, document, lineFrom: lineAt(text, a.from), lineTo: lineAt(text, Math.max(a.from, a.to - 1)), quoted: wholeLines(text, a.from, a.to), detached: false };
   });
@@ -155,10 +158,13 @@ function annotationMarkdown(a: ExportedAnnotation): string {
   if (a.traffic !== undefined) head.push(`${formatBytes(a.traffic)} traffic`);
   head.push(a.resolved ? 'resolved' : 'open');
   if (a.detached) head.push('detached');
-  const where = a.lineFrom === undefined ? lineText(a.document) : `${lineText(a.document)}, ${a.lineFrom === a.lineTo ? `line ${a.lineFrom}` : `lines ${a.lineFrom}–${a.lineTo}`}`;
+  const where = a.trace
+    ? `${lineText(a.document)}, ${a.trace.type === 'op' ? `op ${codeSpan(a.trace.op)}${a.trace.module ? ` in ${codeSpan(a.trace.module)}` : ''}` : text(traceAnchorLabel(a.trace))}`
+    : a.lineFrom === undefined ? lineText(a.document) : `${lineText(a.document)}, ${a.lineFrom === a.lineTo ? `line ${a.lineFrom}` : `lines ${a.lineFrom}–${a.lineTo}`}`;
   const quoted = a.quoted.replace(/\r\n?/g, '\n');
   const f = fence(quoted);
-  const out = [`### ${head.join(' · ')}`, '', `${where} — ${text(a.author.name)}, ${isoTime(a.createdAt)}`, '', f, quoted, f];
+  const out = [`### ${head.join(' · ')}`, '', `${where} — ${text(a.author.name)}, ${isoTime(a.createdAt)}`];
+  if (!a.trace) out.push('', f, quoted, f);
   if (a.body.trim()) out.push('', quoteBlock(a.body));
   if (a.replies.length > 0) {
     out.push('', 'Thread:', '');

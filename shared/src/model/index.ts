@@ -1,4 +1,5 @@
 export * from './annotation';
+export * from './annotation-trace';
 export * from './document';
 export * from './roles';
 export * from './room-schema';
