@@ -33,3 +33,31 @@ describe('presence', () => {
     ]);
   });
 });
+
+describe("a presenter's trace ranges in presence", () => {
+  const view = (trace: unknown) => readPresence({ ...ada, view: { docId: 't1', topLine: 1, anchor: 0, head: 0, trace } })?.view;
+
+  it('reads the visible range and the selected one, on the trace clock', () => {
+    expect(view({ fromUs: 1.7e15, toUs: 1.7e15 + 500, selection: { fromUs: 1.7e15 + 10, toUs: 1.7e15 + 20 } })?.trace).toEqual({ fromUs: 1.7e15, toUs: 1.7e15 + 500, selection: { fromUs: 1.7e15 + 10, toUs: 1.7e15 + 20 } });
+    expect(view({ fromUs: 0, toUs: 5, selection: null })?.trace).toEqual({ fromUs: 0, toUs: 5, selection: null });
+    expect(view(undefined)).toEqual({ docId: 't1', topLine: 1, anchor: 0, head: 0 });
+  });
+
+  it.each([
+    ['an empty range', { fromUs: 5, toUs: 5 }],
+    ['a reversed range', { fromUs: 9, toUs: 5 }],
+    ['NaN', { fromUs: Number.NaN, toUs: 5 }],
+    ['Infinity', { fromUs: 0, toUs: Number.POSITIVE_INFINITY }],
+    ['a time past the bound', { fromUs: 0, toUs: 1e300 }],
+    ['strings', { fromUs: '0', toUs: '5' }],
+    ['a string', 'whole trace'],
+  ])('drops %s and keeps the rest of the view', (_, trace) => {
+    const v = view(trace);
+    expect(v).toEqual({ docId: 't1', topLine: 1, anchor: 0, head: 0 });
+  });
+
+  it('drops a malformed selection but keeps the visible range', () => {
+    expect(view({ fromUs: 0, toUs: 5, selection: { fromUs: 4, toUs: 1 } })?.trace).toEqual({ fromUs: 0, toUs: 5, selection: null });
+    expect(view({ fromUs: 0, toUs: 5, selection: { fromUs: -1e300, toUs: 1 } })?.trace).toEqual({ fromUs: 0, toUs: 5, selection: null });
+  });
+});

@@ -7,13 +7,28 @@ export interface DumpSelection {
   readonly head: number;
 }
 
-/** What the presenter's followers track: the open document, the top visible line and the selection. */
+/** A time range of a trace, in microseconds of the trace's own clock. */
+export interface TraceSpan {
+  readonly fromUs: number;
+  readonly toUs: number;
+}
+
+/** What followers track of a presenter on a trace: the visible time range and the selected one. */
+export interface TraceFollow extends TraceSpan {
+  readonly selection: TraceSpan | null;
+}
+
+/** What the presenter's followers track: the open document, the top visible line and the selection (on a trace, its time ranges). */
 export interface PresenterView {
   readonly docId: string | null;
   readonly topLine: number;
   readonly anchor: number;
   readonly head: number;
+  readonly trace?: TraceFollow;
 }
+
+/** Largest magnitude of a trace time in presence: a trace's clock may count µs since 1970 (about 1.8e15 today). */
+export const MAX_PRESENCE_US = 1e17;
 
 /** A range the presenter asks everyone to look at; `at` changes each time it is sent. */
 export interface Spotlight {
@@ -91,7 +106,20 @@ function readSel(v: unknown): DumpSelection | null {
 
 function readView(v: unknown): PresenterView | null {
   if (!isObj(v) || !n(v.topLine)) return null;
-  return { docId: typeof v.docId === 'string' ? v.docId : null, topLine: v.topLine, anchor: n(v.anchor) ? v.anchor : 0, head: n(v.head) ? v.head : 0 };
+  const trace = readTraceFollow(v.trace);
+  return { docId: typeof v.docId === 'string' ? v.docId : null, topLine: v.topLine, anchor: n(v.anchor) ? v.anchor : 0, head: n(v.head) ? v.head : 0, ...(trace ? { trace } : {}) };
+}
+
+function readSpan(v: unknown): TraceSpan | null {
+  const ok = (x: unknown): x is number => n(x) && Math.abs(x) <= MAX_PRESENCE_US;
+  return isObj(v) && ok(v.fromUs) && ok(v.toUs) && v.fromUs <= v.toUs ? { fromUs: v.fromUs, toUs: v.toUs } : null;
+}
+
+/** A presenter's trace ranges; `null` unless the visible range is a non-empty, bounded span (a bad selection is dropped). */
+function readTraceFollow(v: unknown): TraceFollow | null {
+  const span = readSpan(v);
+  if (!isObj(v) || !span || span.toUs === span.fromUs) return null;
+  return { ...span, selection: readSpan(v.selection) };
 }
 
 function readHovered(v: unknown): HoveredLine | null {

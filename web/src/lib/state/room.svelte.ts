@@ -1,8 +1,8 @@
-import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role } from '@seam/shared/model';
+import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role, type TraceAnchor } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import type { Identity } from '../identity';
 import * as store from '../collab/annotation-store';
-import { participants as listParticipants, readPresence, type HoveredLine, type Participant, type PresenceState, type PresenterView, type Spotlight } from '../collab/presence';
+import { participants as listParticipants, readPresence, type HoveredLine, type Participant, type PresenceState, type PresenterView, type Spotlight, type TraceFollow } from '../collab/presence';
 import { saveState, type SaveState } from '../collab/save-tracker';
 import { watchAnnotations } from '../collab/annotation-index';
 import { RoomSession, type SessionStatus } from '../collab/session';
@@ -315,6 +315,21 @@ export class RoomState {
     const docId = this.docs.openId;
     if (!s || !docId || !this.canWrite || to <= from) return null;
     return store.addAnnotation(s.doc, { docId, from, to, quote: quoteText, kind, body, author: this.author() });
+  }
+
+  /** Marks an op or a time range of the open trace; returns the new annotation id, or null when not allowed. */
+  annotateTrace(kind: AnnotationKind, body: string, trace: TraceAnchor): string | null {
+    const s = this.session;
+    const docId = this.docs.openId;
+    if (!s || !docId || !this.canWrite) return null;
+    return store.addAnnotation(s.doc, { docId, from: 0, to: 0, quote: { prefix: '', exact: '', suffix: '' }, kind, body, author: this.author(), trace });
+  }
+
+  /** Reports the open trace's visible and selected time ranges; presenters drive followers with them (sent throttled, like the scroll). */
+  reportTraceView(trace: TraceFollow): void {
+    const docId = this.docs.openId;
+    if (!docId) return;
+    this.publish({ dumpSel: null, view: this.presenting ? { docId, topLine: 0, anchor: 0, head: 0, trace } : null });
   }
 
   /** Replies to an annotation's thread. */
