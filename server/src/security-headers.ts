@@ -30,7 +30,8 @@ export function securityHeaders(inlineScriptHashes: readonly string[] = []): Mid
     },
     xFrameOptions: 'DENY',
     referrerPolicy: 'no-referrer',
-    crossOriginOpenerPolicy: 'same-origin',
+    // Popups this page opens keep their opener: "Open in Perfetto UI" hands the tab its trace by postMessage.
+    crossOriginOpenerPolicy: 'same-origin-allow-popups',
     strictTransportSecurity: false,
   });
 }

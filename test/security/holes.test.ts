@@ -171,7 +171,7 @@ function expectSecurityHeaders(get: (name: string) => string | null | undefined,
   expect(get('x-content-type-options'), what).toBe('nosniff');
   expect(get('referrer-policy'), what).toBe('no-referrer');
   expect(get('x-frame-options'), what).toBe('DENY');
-  expect(get('cross-origin-opener-policy'), what).toBe('same-origin');
+  expect(get('cross-origin-opener-policy'), what).toBe('same-origin-allow-popups');
 }
 
 describe('every response carries the security headers', () => {
