@@ -101,6 +101,18 @@ export class RoomApi {
     );
   }
 
+  /** Uploads a trace as the raw body of the trace route, streamed from the blob (gzipped or not, JSON or XSpace). */
+  uploadTrace(roomId: string, token: string, title: string, body: Blob, contentType: string): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
+    return this.json(`/api/rooms/${encodeURIComponent(roomId)}/documents?title=${encodeURIComponent(title)}`, { method: 'POST', headers: { 'Content-Type': contentType }, body }, token);
+  }
+
+  /** The room's export as the server builds it (`GET …/export.md` or `…/export.json`, gates included): one implementation for every reader. */
+  async exportText(roomId: string, token: string, format: 'md' | 'json'): Promise<string> {
+    const res = await this.fetcher(`${this.base}/api/rooms/${encodeURIComponent(roomId)}/export.${format}`, { headers: { Authorization: `Bearer ${token}` } });
+    if (!res.ok) throw await failure(res);
+    return res.text();
+  }
+
   /** The id of the document opened first, as `index.html` learnt it at navigation start for this room and token; null when unknown. */
   firstDocument(roomId: string, token: string): Promise<string | null> {
     const p = this.prefetch;

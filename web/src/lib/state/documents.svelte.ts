@@ -1,5 +1,6 @@
 import type { DocumentMeta } from '@seam/shared/model';
 import type { RoomApi } from '../api';
+import type { UploadItem } from './upload-item';
 
 /** The id the room's notes use in the document list and in presence. */
 export const NOTES_ID = 'notes';
@@ -73,14 +74,14 @@ export class DocumentsState {
     );
   }
 
-  /** Uploads texts as dumps and returns the last one's id; failures are reported, nothing is dropped silently. */
-  async upload(files: readonly { title: string; text: string }[]): Promise<string | null> {
+  /** Uploads dumps (as text) and traces (as raw bodies) and returns the last one's id; failures are reported, nothing is dropped silently. */
+  async upload(files: readonly UploadItem[]): Promise<string | null> {
     this.uploadError = null;
     let last: string | null = null;
     for (const f of files) {
       this.uploading += 1;
       try {
-        const meta = await this.api.upload(this.roomId, this.token, f.title, f.text);
+        const meta = 'text' in f ? await this.api.upload(this.roomId, this.token, f.title, f.text) : await this.api.uploadTrace(this.roomId, this.token, f.title, f.body, f.contentType);
         last = meta.id;
         if (!this.list.some((d) => d.id === meta.id)) {
           this.listed = [...this.listed, { id: meta.id, title: f.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: Date.now() }];

@@ -1,9 +1,13 @@
-import { buildExport, type DocumentMeta, type RoomExport } from '@seam/shared/model';
+import type { DocumentMeta } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
 import { CrossLayer, layerOf, type Layer } from '../analysis/cross-layer';
 import type { ViewAnalysis } from '../analysis/worker-protocol';
 import type { OpenText } from './documents.svelte';
+import { hloCandidates } from '../trace/hlo-target';
+import { TraceApi } from '../trace/trace-api';
+import type { OpAggregate } from '@seam/shared/trace';
+import type { OpTimes } from '../editor/ir/op-times';
 
 /** A document's analysis as the views see it. */
 export type AnalysisEntry =
@@ -46,6 +50,8 @@ export class IrViewsState {
   mappingOpen = $state(false);
   /** A range to reveal in a pane (Mapping rows, Spills rows); `at` makes repeats distinct. */
   reveal = $state.raw<{ docId: string; from: number; to: number; at: number } | null>(null);
+  /** The measured op times of a trace linked to each optimized HLO document, by document id. */
+  opTimes = $state.raw<Record<string, OpTimes>>({});
   /** Called when the local hovered line changes, to tell the room (presenters share it). */
   onHoverChange: (h: LineRef | null) => void = () => {};
   private readonly source: AnalysisSource;
@@ -57,7 +63,7 @@ export class IrViewsState {
     private readonly roomId: string,
     private readonly token: string,
     private readonly docs: () => readonly DocumentMeta[],
-    base = '',
+    private readonly base = '',
   ) {
     this.source = new AnalysisSource(base, roomId, token, api.firstDocument(roomId, token));
   }
@@ -70,6 +76,7 @@ export class IrViewsState {
   ensureAnalysis(docId: string, text: () => string | null = () => this.textOf(docId)): void {
     const meta = this.metaOf(docId);
     if (!meta || !ANALYZED_KINDS.has(meta.kind) || this.analyses[docId]) return;
+    this.ensureOpTimes(meta);
     this.analyses = { ...this.analyses, [docId]: { state: 'loading' } };
     this.source.forDocument(docId, meta.kind, text).then(
       (analysis) => {
@@ -78,6 +85,22 @@ export class IrViewsState {
       },
       (e: unknown) => (this.analyses = { ...this.analyses, [docId]: { state: 'failed', message: e instanceof Error ? e.message : String(e) } }),
     );
+  }
+
+  /** For an optimized HLO whose capture group holds a trace, fetches that trace's op times once (for the hover). */
+  private ensureOpTimes(meta: DocumentMeta): void {
+    const trace = meta.kind === 'hlo-opt' && meta.captureId ? this.docs().find((d) => d.kind === 'trace' && d.captureId === meta.captureId) : undefined;
+    if (!trace || this.opTimes[meta.id]) return;
+    new TraceApi(this.base, this.roomId, trace.id, this.token).ops().then(
+      (ops) => this.setOpTimes(meta.id, ops),
+      () => {},
+    );
+  }
+
+  /** The op times of a trace of `docId` (a trace view beside it says them too; see `ensureOpTimes`). */
+  setOpTimes(docId: string, ops: readonly OpAggregate[]): void {
+    if (this.opTimes[docId]?.size === ops.length && ops.every((o) => this.opTimes[docId]?.get(o.op)?.totalUs === o.totalUs)) return;
+    this.opTimes = { ...this.opTimes, [docId]: new Map(ops.map((o) => [o.op, o])) };
   }
 
   /** The analysis of `docId` when it has arrived. */
@@ -114,6 +137,13 @@ export class IrViewsState {
     const list = this.docs();
     const cur = list.find((d) => d.id === current) ?? list[0];
     if (!cur) return;
+    if (cur.kind === 'trace') {
+      // A trace opens beside the optimized HLO its ops link to (see `hloCandidates`).
+      const hlo = hloCandidates(cur, list)[0];
+      this.setPanes(hlo ? [hlo.id, cur.id] : [cur.id]);
+      this.split = true;
+      return;
+    }
     const group = cur.captureId ? list.filter((d) => d.captureId === cur.captureId) : list;
     const pick: string[] = [];
     for (const layer of ['jaxpr', 'stablehlo', 'hlo'] as const) {
@@ -134,7 +164,8 @@ export class IrViewsState {
   /** Shows `docIds` side by side (at most three). */
   setPanes(docIds: readonly string[]): void {
     this.panes = docIds.slice(0, MAX_PANES);
-    for (const id of this.panes) this.ensureText(id);
+    // A trace pane reads its trace in pieces; its text may be a gigabyte.
+    for (const id of this.panes) if (this.metaOf(id)?.kind !== 'trace') this.ensureText(id);
     const l = this.paneLayers();
     if (l) this.prefetchKeys(l);
     this.link();
@@ -231,15 +262,6 @@ export class IrViewsState {
     const toLayer = to && layerOf(to.kind);
     if (!x || !fromLayer || !toLayer) return { lines: [], source };
     return { lines: [...x.counterparts(fromLayer, h.line)[toLayer]], source };
-  }
-
-  /** The room export, built with the same shared code as the server's, quoting from each dump's text. */
-  async buildExport(title: string, annotations: Parameters<typeof buildExport>[0]['annotations']): Promise<RoomExport> {
-    const documents = [...this.docs()];
-    const needed = new Set(annotations.map((a) => a.docId));
-    const texts = new Map<string, string>();
-    await Promise.all([...needed].filter((id) => documents.some((d) => d.id === id)).map(async (id) => texts.set(id, this.textOf(id) ?? (await this.api.text(this.roomId, this.token, id)))));
-    return buildExport({ roomId: this.roomId, title, documents, annotations, textOf: (id) => texts.get(id), now: Date.now() });
   }
 
   destroy(): void {

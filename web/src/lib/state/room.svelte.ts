@@ -11,6 +11,7 @@ import { equalityDeep } from 'lib0/function';
 import { rewrite, unsavedChanges, type UnsavedChange } from '../collab/unsaved';
 import type { RemoteSelection } from '../editor/remote-selections';
 import { DocumentsState } from './documents.svelte';
+import type { UploadItem } from './upload-item';
 
 /** The shortest gap between two awareness updates this client sends (the server allows 50 per second). */
 export const AWARENESS_INTERVAL_MS = 50;
@@ -289,8 +290,8 @@ export class RoomState {
     this.open(docId);
   }
 
-  /** Uploads texts as dumps and opens the last one (see `openChosen`). */
-  async upload(files: readonly { title: string; text: string }[]): Promise<void> {
+  /** Uploads dumps and traces and opens the last one (see `openChosen`). */
+  async upload(files: readonly UploadItem[]): Promise<void> {
     const last = await this.docs.upload(files);
     if (last) this.openChosen(last);
   }

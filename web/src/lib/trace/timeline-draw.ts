@@ -73,12 +73,14 @@ function fit(ctx: CanvasRenderingContext2D, text: string, max: number): string {
 /**
  * Draws the timeline at `dpr` device pixels per CSS pixel: the time axis (from `originUs`, the trace's start), the rows' labels and each
  * track's events as rects (named where wide enough), the hovered event outlined and the selected
- * range shaded. Events narrower than a pixel are drawn a pixel wide, so none vanishes.
+ * range shaded. Events narrower than a pixel are drawn a pixel wide, so none vanishes. With
+ * `highlight` (an HLO op), that op's events are filled in the selection colour and the others
+ * faded; returns how many of its events were drawn.
  */
 export function drawTimeline(
   ctx: CanvasRenderingContext2D,
-  o: { width: number; height: number; dpr: number; originUs: number; view: TimeRange; rows: readonly TimelineRow[]; events: readonly TraceEvent[]; hover: TraceEvent | null; selection: TimeRange | null; palette: TimelinePalette },
-): void {
+  o: { width: number; height: number; dpr: number; originUs: number; view: TimeRange; rows: readonly TimelineRow[]; events: readonly TraceEvent[]; hover: TraceEvent | null; selection: TimeRange | null; palette: TimelinePalette; highlight?: string | null },
+): number {
   const { width, height, dpr, view, rows, palette } = o;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.fillStyle = palette.bg;
@@ -109,6 +111,8 @@ export function drawTimeline(
   ctx.beginPath();
   ctx.rect(LABEL_WIDTH, AXIS_HEIGHT, width - LABEL_WIDTH, height - AXIS_HEIGHT);
   ctx.clip();
+  const highlight = o.highlight;
+  let highlighted = 0;
   for (const e of o.events) {
     const y = yOf.get(e.track);
     if (y === undefined) continue;
@@ -116,8 +120,12 @@ export function drawTimeline(
     const x1 = xOf(e.startUs + e.durUs, view, width);
     if (x1 < LABEL_WIDTH || x0 > width) continue;
     const w = Math.max(1, x1 - x0);
-    ctx.fillStyle = `hsl(${hue(e.op ?? e.name)} 55% 55%)`;
+    const lit = highlight != null && e.op === highlight;
+    if (lit) highlighted++;
+    ctx.globalAlpha = highlight == null || lit ? 1 : 0.25;
+    ctx.fillStyle = lit ? palette.selection : `hsl(${hue(e.op ?? e.name)} 55% 55%)`;
     ctx.fillRect(x0, y + 2, w, ROW_HEIGHT - 4);
+    ctx.globalAlpha = 1;
     if (w > 30) {
       const left = Math.max(x0, LABEL_WIDTH) + 3;
       const label = fit(ctx, e.name, Math.min(x1, width) - left - 3);
@@ -167,6 +175,7 @@ export function drawTimeline(
   ctx.moveTo(0, AXIS_HEIGHT + 0.5);
   ctx.lineTo(width, AXIS_HEIGHT + 0.5);
   ctx.stroke();
+  return highlighted;
 }
 
 /** The event under (x, y): on that row's track, covering that time within 2 px, the shortest (innermost) when nested. */

@@ -41,6 +41,13 @@ export class TraceApi {
     return this.get(`events?from=${fromUs}&to=${toUs}&limit=${limit}`, signal);
   }
 
+  /** The original trace's bytes, gzipped (for Perfetto UI). */
+  async original(): Promise<ArrayBuffer> {
+    const res = await this.fetcher(`${this.root}/original`, { headers: { Authorization: `Bearer ${this.token}` } });
+    if (!res.ok) throw await failure(res);
+    return res.arrayBuffer();
+  }
+
   /** Where the original trace, gzipped, downloads from (the token in the query: a plain link cannot send a header). */
   originalUrl(): string {
     return `${this.root}/original?token=${encodeURIComponent(this.token)}`;

@@ -24,6 +24,8 @@ export class TraceViewState {
   selection = $state.raw<TimeRange | null>(null);
   hover = $state.raw<TraceEvent | null>(null);
   selecting = $state(false);
+  /** The HLO op pointed at in its dump (an instruction, or the fusion of a fused computation): its events are highlighted. */
+  highlight = $state<string | null>(null);
   private readonly cache = new Map<string, TraceWindows>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private inflight: AbortController | null = null;

@@ -4,6 +4,8 @@ import { formatBytes } from '@seam/shared/model';
 import { irIndexField } from './field';
 import { spanAt, valueAt, wordAt, type IrLookup } from './lookup';
 import { shapeAt, type ShapeAt } from './shape-bytes';
+import { opTimeLine, opTimesField } from './op-times';
+import { hloOpAt } from '../../trace/hlo-op-at';
 
 /** What the hover shows at one position, as lines of plain text (never HTML). */
 export interface HoverFacts {
@@ -71,11 +73,17 @@ export function hoverFacts(l: IrLookup | null, line: { text: string; from: numbe
   return out.length ? { from, to, lines: out } : null;
 }
 
-/** Hover tooltips over IR: a shape's bytes, a value's type and bytes, a dot_general decoded, a fusion, a spill. */
+/** Hover tooltips over IR: a shape's bytes, a value's type and bytes, a dot_general decoded, a fusion, a spill, and the op's measured time when a trace is linked. */
 export function irHover() {
   return hoverTooltip((view: EditorView, pos: number): Tooltip | null => {
     const line = view.state.doc.lineAt(pos);
-    const facts = hoverFacts(view.state.field(irIndexField, false) ?? null, line, pos);
+    const l = view.state.field(irIndexField, false) ?? null;
+    const found = hoverFacts(l, line, pos);
+    // With a trace linked, the instruction's (or its fusion's) measured time.
+    const times = view.state.field(opTimesField, false) ?? null;
+    const op = l && times ? hloOpAt(l, line.number, line.text) : null;
+    const t = op ? times?.get(op) : undefined;
+    const facts = t && op ? { from: found?.from ?? pos, to: found?.to ?? pos, lines: [...(found?.lines ?? []), opTimeLine(op, t)] } : found;
     if (!facts) return null;
     return {
       pos: facts.from,

@@ -5,6 +5,7 @@ import { irIndexField } from './field';
 import { irGoToDefinition } from './goto';
 import { irHover } from './hover';
 import { hoverLineReporter, linkedLines } from './linked';
+import { opTimesField } from './op-times';
 import { irHighlightUses } from './uses';
 
 export { irBadges } from './badges';
@@ -17,6 +18,7 @@ export { ValueTable, valueColumns, type ValueColumns } from './value-table';
 export { shapeAt } from './shape-bytes';
 export { formatShortBytes } from './short-bytes';
 export { irHighlightUses, occurrences } from './uses';
+export { opTimeLine, opTimesField, setOpTimes, type OpTimes } from './op-times';
 
 const irTheme = EditorView.theme({
   '.cm-ir-use': { backgroundColor: 'color-mix(in srgb, var(--accent, #2563eb) 22%, transparent)', borderRadius: '2px' },
@@ -30,5 +32,5 @@ const irTheme = EditorView.theme({
 
 /** Every IR overlay: index field, hover, go to definition, uses, badges, counterpart lines; `onHoverLine` reports the pointer's line. */
 export function irOverlays(onHoverLine?: (line: number | null) => void): Extension {
-  return [irIndexField, irHover(), irGoToDefinition(), irHighlightUses(), irBadges(), linkedLines(), onHoverLine ? hoverLineReporter(onHoverLine) : [], irTheme];
+  return [irIndexField, opTimesField, irHover(), irGoToDefinition(), irHighlightUses(), irBadges(), linkedLines(), onHoverLine ? hoverLineReporter(onHoverLine) : [], irTheme];
 }
