@@ -73,7 +73,8 @@ function fit(ctx: CanvasRenderingContext2D, text: string, max: number): string {
 /**
  * Draws the timeline at `dpr` device pixels per CSS pixel: the time axis (from `originUs`, the trace's start), the rows' labels and each
  * track's events as rects (named where wide enough), the hovered event outlined and the selected
- * range shaded. Events narrower than a pixel are drawn a pixel wide, so none vanishes. With
+ * range shaded. Events narrower than a pixel are drawn a pixel wide, so none vanishes, and only the
+ * first of those in one pixel column of a track (the drawing then costs pixels, not events). With
  * `highlight` (an HLO op), that op's events are filled in the selection colour and the others
  * faded; returns how many of its events were drawn.
  */
@@ -113,12 +114,20 @@ export function drawTimeline(
   ctx.clip();
   const highlight = o.highlight;
   let highlighted = 0;
+  /** Per track, the pixel column after the last event under a pixel wide drawn on it. */
+  const narrowTo = new Map<number, number>();
   for (const e of o.events) {
     const y = yOf.get(e.track);
     if (y === undefined) continue;
     const x0 = xOf(e.startUs, view, width);
     const x1 = xOf(e.startUs + e.durUs, view, width);
     if (x1 < LABEL_WIDTH || x0 > width) continue;
+    // An event under a pixel wide in a column already drawn on its track adds nothing (zoomed out, thousands share a column).
+    if (x1 - x0 < 1) {
+      const px = Math.floor(x0);
+      if (px < (narrowTo.get(e.track) ?? -Infinity)) continue;
+      narrowTo.set(e.track, px + 1);
+    }
     const w = Math.max(1, x1 - x0);
     const lit = highlight != null && e.op === highlight;
     if (lit) highlighted++;
