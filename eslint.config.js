@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'runners/.venv/**', 'test/fixtures/**', 'shared/src/trace/gen/**', '**/*.svelte'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'runners/.venv/**', 'runners/.venv-bench/**', 'test/fixtures/**', 'shared/src/trace/gen/**', '**/*.svelte'] },
   ...tseslint.configs.recommended,
   {
     rules: {
