@@ -28,7 +28,7 @@ export interface MainThread {
 const METRICS = { task: 'TaskDuration', script: 'ScriptDuration', style: 'RecalcStyleDuration', layout: 'LayoutDuration' } as const;
 
 /** Runs `scroll` and adds the main-thread time Chromium counted meanwhile. */
-async function withMainThread(page: Page, scroll: () => Promise<Omit<FrameSample, 'main'>>): Promise<FrameSample> {
+export async function withMainThread(page: Page, scroll: () => Promise<Omit<FrameSample, 'main'>>): Promise<FrameSample> {
   const cdp = await page.context().newCDPSession(page);
   try {
     await cdp.send('Performance.enable');
