@@ -24,4 +24,11 @@ describe('drawTimeline', () => {
     expect(rects()).toBeLessThanOrEqual(501);
     expect(rects()).toBeGreaterThanOrEqual(499);
   });
+
+  it('still draws, and counts, every event of the highlighted op', () => {
+    const { ctx } = countingContext();
+    const { rows, height } = layoutRows([track]);
+    const lit = drawTimeline(ctx, { width: LABEL_WIDTH + 500, height, dpr: 1, originUs: 0, view: { fromUs: 0, toUs: 1000 }, rows, events, hover: null, selection: null, palette, highlight: 'fusion.3' });
+    expect(lit).toBe(events.filter((e) => e.op === 'fusion.3').length);
+  });
 });

@@ -123,7 +123,7 @@ export function drawTimeline(
     const x1 = xOf(e.startUs + e.durUs, view, width);
     if (x1 < LABEL_WIDTH || x0 > width) continue;
     // An event under a pixel wide in a column already drawn on its track adds nothing (zoomed out, thousands share a column).
-    if (x1 - x0 < 1) {
+    if (x1 - x0 < 1 && !(highlight != null && e.op === highlight)) {
       const px = Math.floor(x0);
       if (px < (narrowTo.get(e.track) ?? -Infinity)) continue;
       narrowTo.set(e.track, px + 1);
