@@ -7,6 +7,7 @@ import type { OpAggregate } from '@seam/shared/trace';
 import { launchBrowser, openAs, startWebServer, WEB_DIST, type Person } from '../helpers/browser';
 import { addDocument, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 import { ATTENTION } from './capture-kit';
+import { ATTENTION_HLO, ATTENTION_TRACE_GZ } from '../helpers/attention-capture';
 
 /**
  * Traces in by the browser (the + picker and a drop, streamed as raw bodies) and the links between
@@ -16,8 +17,8 @@ import { ATTENTION } from './capture-kit';
  */
 
 const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
-const HLO = readFileSync(fixture('gate/attention-cpu/hlo-opt.txt'), 'utf8');
-const ATTENTION_GZ = readFileSync(fixture('gate/attention-cpu/trace.json.gz'));
+const HLO = ATTENTION_HLO;
+const ATTENTION_GZ = ATTENTION_TRACE_GZ;
 const MLP_XPLANE = readFileSync(fixture('trace/mlp.xplane.pb'));
 
 let server: TestServer;

@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
+import { ATTENTION_HLO, ATTENTION_TRACE_GZ } from '../helpers/attention-capture';
 
-/** A real capture folder of naive attention on the CPU: its optimized HLO and the trace JAX's profiler wrote of it. */
-const dir = new URL('../fixtures/gate/attention-cpu/', import.meta.url);
-const HLO = readFileSync(new URL('hlo-opt.txt', dir), 'utf8');
-const TRACE_GZ = readFileSync(new URL('trace.json.gz', dir));
+const HLO = ATTENTION_HLO;
+const TRACE_GZ = ATTENTION_TRACE_GZ;
 
 let server: TestServer;
 let browser: Browser;

@@ -222,10 +222,10 @@ describe('floods on the sync socket, the document routes and the analyzer', () =
 
   it('stores a dump too costly to index with a diagnostic, refuses a second big one while the analyzer is full, and lets small ones through', async () => {
     const room = await createRoom(server);
-    const costly = bigHlo(40_000);
+    const costly = bigHlo(80_000);
     const watch = await healthzDuring(server, () => Promise.all([
       upload(server, room.id, room.tokens.annotator, 'costly', costly),
-      upload(server, room.id, room.tokens.annotator, 'costly too', bigHlo(40_001)),
+      upload(server, room.id, room.tokens.annotator, 'costly too', bigHlo(80_001)),
       (async () => {
         await new Promise((r) => setTimeout(r, 200));
         return upload(server, room.id, room.tokens.annotator, 'small', 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n');
@@ -243,7 +243,7 @@ describe('floods on the sync socket, the document routes and the analyzer', () =
     expect(parsed.index).toMatchObject({ kind: 'hlo', values: [] });
     expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^not indexed: .*32 MB.*SEAM_ANALYZER_HEAP_MB/) })]);
     const text = await getIdentity(server, `/api/rooms/${room.id}/documents/${stored.id}/text`, room.tokens.viewer);
-    expect(text.body.length).toBe(Buffer.byteLength(a!.status === 201 ? costly : bigHlo(40_001)));
+    expect(text.body.length).toBe(Buffer.byteLength(a!.status === 201 ? costly : bigHlo(80_001)));
   });
 });
 
