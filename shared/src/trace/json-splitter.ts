@@ -293,18 +293,15 @@ export class JsonEventSplitter {
     while (i < n) {
       if (this.inString) {
         if (!this.escape) {
+          // Jump to the string's next quote or backslash, whichever comes first; none: it runs on past this chunk.
           const q = s.indexOf('"', i);
           if (backslash !== -1 && backslash < i) backslash = s.indexOf('\\', i);
-          if (q >= 0 && (backslash === -1 || backslash > q)) {
-            this.inString = false;
-            i = q + 1;
-            if (closers.length === 1 && closers[0] === QUOTE) {
-              closers.pop();
-              this.backslash = backslash;
-              return i;
-            }
+          const next = q >= 0 && (backslash === -1 || backslash > q) ? q : backslash;
+          if (next === -1) {
+            i = n;
             continue;
           }
+          i = next;
         }
         const c = s.charCodeAt(i++);
         if (this.escape) this.escape = false;
