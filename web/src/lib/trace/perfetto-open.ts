@@ -31,7 +31,7 @@ export class PerfettoOpenError extends Error {
 }
 
 /** How often the new tab is pinged, and how many pings go unanswered before giving up (30 s). */
-export const PING_MS = 100;
+const PING_MS = 100;
 export const MAX_PINGS = 300;
 
 /**

@@ -7,7 +7,7 @@ export interface TimeRange {
 }
 
 /** The narrowest range the timeline zooms to: 10 ns. */
-export const MIN_SPAN_US = 0.01;
+const MIN_SPAN_US = 0.01;
 
 /** The order track kinds are drawn in, top down. */
 const KIND_ORDER = { device: 0, stream: 1, host: 2, other: 3 } as const;

@@ -35,7 +35,7 @@ export function traceMarks(annotations: readonly Annotation[], docId: string, or
 }
 
 /** Whether event `e` is one of op mark `m`'s (an anchor with no module matches the op in any module). */
-export function isMarked(e: TraceEvent, m: OpMark): boolean {
+function isMarked(e: TraceEvent, m: OpMark): boolean {
   return e.op === m.op && (!m.module || !e.module || e.module === m.module);
 }
 

@@ -3,7 +3,7 @@ import type { TraceApi, TraceWindows } from './trace-api';
 import { clampRange, fetchWindow, orderTracks, panBy, rangeStats, zoomAround, type RangeStats, type TimeRange } from './timeline-model';
 
 /** Events asked for per track in one window: about two per pixel of a wide timeline. */
-export const WINDOW_LIMIT = 4000;
+const WINDOW_LIMIT = 4000;
 /** Windows kept, by range: zooming back out finds them. */
 const CACHED_WINDOWS = 16;
 /** How long the view must rest before a new window is fetched. */
