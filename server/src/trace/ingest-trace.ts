@@ -36,7 +36,7 @@ export async function reduceTraceText(deps: IngestDeps, data: Uint8Array): Promi
 }
 
 /** A reduction's errors as the API's: a trace that cannot be read is a 400, one past a limit a 413, no free worker a 503. */
-export function traceApiError(err: unknown): unknown {
+function traceApiError(err: unknown): unknown {
   if (err instanceof TraceFormatError) return new ApiError(ErrorCode.badRequest, `not a readable trace: ${err.message}`);
   if (err instanceof TraceTooLarge) return new ApiError(ErrorCode.tooLarge, `the trace is too large: ${err.message}`);
   if (err instanceof TraceReducersBusy) return new ApiError(ErrorCode.busy, `the server is busy reducing traces: ${err.message}`);
@@ -147,7 +147,7 @@ export async function ingestTrace(
 }
 
 /** Stores a reduced trace as a document of the room, with its reduction, in one transaction; announces it. */
-export async function storeTrace(
+async function storeTrace(
   deps: IngestDeps,
   roomId: string,
   title: string,

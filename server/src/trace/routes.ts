@@ -14,8 +14,8 @@ const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
 
 /** Events a window holds by default, and at most (`?limit=`). */
-export const DEFAULT_WINDOW_EVENTS = 2000;
-export const MAX_WINDOW_EVENTS = 20_000;
+const DEFAULT_WINDOW_EVENTS = 2000;
+const MAX_WINDOW_EVENTS = 20_000;
 /** Parsed string tables kept, by content: a timeline reads many windows of one trace. */
 const STRING_TABLES = 4;
 

@@ -2,7 +2,7 @@ import { constants, gzipSync } from 'node:zlib';
 import { encodeBlock, type ReducedTrace } from '@seam/shared/trace';
 
 /** Events per stored block: a window read decompresses only the blocks it overlaps (about 450 KB each). */
-export const BLOCK_EVENTS = 16_384;
+const BLOCK_EVENTS = 16_384;
 /** Version of the stored form; a reduction stored in another is not served. */
 export const TRACE_FORM_VERSION = 1;
 
