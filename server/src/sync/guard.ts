@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { mayWrite, SettingKey, RoomKey, type Role } from '@seam/shared/model';
 import { RefusalCode } from '@seam/shared/protocol';
-import { MalformedUpdate, readUpdateHeaders, StructKind, type StructHeader, type StructId } from './update-headers';
+import { MalformedUpdate, readUpdateHeaders, StructKind, type StructHeader, type StructId, type UpdateHeaders } from './update-headers';
 
 /**
  * The verdict on one incoming update. `noop` updates carry nothing new for this document; `update`
@@ -222,10 +222,10 @@ function freshStructs(store: Y.Doc['store'], structs: readonly StructHeader[]): 
  * names is missing or waits in a cycle (`unknown-parent`), if it deletes clocks that would not
  * exist after it, or if it depends on structs the document lacks (`gap`). Reads only the structs'
  * headers (`readUpdateHeaders`), not their content. Throws when the update cannot be decoded: the
- * caller treats that as a malformed message.
+ * caller treats that as a malformed message. `headers` are the update's, when already read.
  */
-export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role): Verdict {
-  const { structs, ds } = readUpdateHeaders(update);
+export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role, headers: UpdateHeaders = readUpdateHeaders(update)): Verdict {
+  const { structs, ds } = headers;
   const store = doc.store;
   const split = freshStructs(store, structs);
   if (split instanceof Refusal) return { ok: false, reason: split.reason };

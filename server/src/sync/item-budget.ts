@@ -1,6 +1,6 @@
 import type { Limits } from '../config';
 import { TokenBucket } from './rate';
-import { readUpdateHeaders, TooManyItems } from './update-headers';
+import { readUpdateHeaders, TooManyItems, type UpdateHeaders } from './update-headers';
 
 /** What an update costs against a connection's item budget: within it, too big alone, or over the rate. */
 export const ItemVerdict = { ok: 'ok', tooManyInUpdate: 'too-many-in-update', overRate: 'over-rate' } as const;
@@ -27,15 +27,23 @@ export class ItemBudget {
    * that are not an update (the caller treats that as a malformed message).
    */
   charge(update: Uint8Array): ItemVerdict {
-    let count: number;
+    return this.read(update).verdict;
+  }
+
+  /**
+   * `charge`, also handing back the headers it read when the update is within the budget, so that
+   * the guard need not read them again.
+   */
+  read(update: Uint8Array): { verdict: typeof ItemVerdict.ok; headers: UpdateHeaders } | { verdict: Exclude<ItemVerdict, 'ok'> } {
+    let headers: UpdateHeaders;
     try {
-      const { structs, ds } = readUpdateHeaders(update, this.perUpdate);
-      count = structs.length;
-      for (const ranges of ds.values()) count += ranges.length;
+      headers = readUpdateHeaders(update, this.perUpdate);
     } catch (err) {
-      if (err instanceof TooManyItems) return ItemVerdict.tooManyInUpdate;
+      if (err instanceof TooManyItems) return { verdict: ItemVerdict.tooManyInUpdate };
       throw err;
     }
-    return this.bucket.take(count) ? ItemVerdict.ok : ItemVerdict.overRate;
+    let count = headers.structs.length;
+    for (const ranges of headers.ds.values()) count += ranges.length;
+    return this.bucket.take(count) ? { verdict: ItemVerdict.ok, headers } : { verdict: ItemVerdict.overRate };
   }
 }

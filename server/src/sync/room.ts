@@ -232,15 +232,15 @@ export class Room {
       conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
       return;
     }
-    const items = conn.items.charge(payload);
-    if (items !== ItemVerdict.ok) return conn.close(items === ItemVerdict.tooManyInUpdate ? CloseCode.messageTooBig : CloseCode.rateLimited);
+    const items = conn.items.read(payload);
+    if (items.verdict !== ItemVerdict.ok) return conn.close(items.verdict === ItemVerdict.tooManyInUpdate ? CloseCode.messageTooBig : CloseCode.rateLimited);
     conn.received += 1;
     this.deps.metrics.updatesIn.inc();
     if (conn.wantsAck) {
       this.ackDue.add(conn);
       this.schedule();
     }
-    const verdict = this.writers.admit(conn, checkUpdate(this.doc, payload, conn.role));
+    const verdict = this.writers.admit(conn, checkUpdate(this.doc, payload, conn.role, items.headers));
     if (!verdict.ok) {
       this.deps.metrics.refused.inc({ reason: verdict.reason });
       // Its replica keeps the change, so every later update of that client ID would be a gap:

@@ -32,6 +32,12 @@ export class MalformedUpdate extends Error {
   override name = 'MalformedUpdate';
 }
 
+/** What `readUpdateHeaders` reads: the structs' headers and the delete set. */
+export interface UpdateHeaders {
+  readonly structs: StructHeader[];
+  readonly ds: DeleteRanges;
+}
+
 /** Thrown by `readUpdateHeaders` once an update holds more structs plus deleted ranges than its `maxEntries`. */
 export class TooManyItems extends Error {
   override name = 'TooManyItems';
@@ -146,7 +152,7 @@ function skipContent(d: decoding.Decoder, ref: number): number {
  * and `TooManyItems` as soon as it has read more than `maxEntries` structs and deleted ranges (so
  * that refusing a flood costs no more than reading the limit).
  */
-export function readUpdateHeaders(update: Uint8Array, maxEntries = Infinity): { structs: StructHeader[]; ds: DeleteRanges } {
+export function readUpdateHeaders(update: Uint8Array, maxEntries = Infinity): UpdateHeaders {
   const d = decoding.createDecoder(update);
   const structs: StructHeader[] = [];
   const groups = decoding.readVarUint(d);
