@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
-import { mayWrite, SettingKey, RoomKey, type Role } from '@seam/shared/model';
+import { mayWrite, type Role } from '@seam/shared/model';
 import { RefusalCode } from '@seam/shared/protocol';
+import { isLocked } from '../room-lock';
 import { MalformedUpdate, readUpdateHeaders, StructKind, type StructHeader, type StructId, type UpdateHeaders } from './update-headers';
 
 /**
@@ -232,7 +233,7 @@ export function checkUpdate(doc: Y.Doc, update: Uint8Array, role: Role, headers:
   const finder = new FreshStructs(store, split.fresh);
   const roots = finder.findRoots();
   if (roots instanceof Refusal) return { ok: false, reason: roots.reason };
-  const locked = doc.getMap(RoomKey.settings).get(SettingKey.locked) === true;
+  const locked = isLocked(doc);
 
   let deletes = false;
   for (const [client, ranges] of ds) {
