@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
-import { ATTENTION_HLO, ATTENTION_TRACE_GZ } from '../helpers/attention-capture';
-
-const HLO = ATTENTION_HLO;
-const TRACE_GZ = ATTENTION_TRACE_GZ;
+import { ATTENTION_HLO as HLO, ATTENTION_TRACE_GZ as TRACE_GZ } from '../helpers/attention-capture';
 
 let server: TestServer;
 let browser: Browser;
