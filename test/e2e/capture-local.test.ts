@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEntry } from '@seam/shared/model';
 import { createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
+import { captureToEnd } from '../helpers/capture';
 import { MLP, MLP_ARGS } from './capture-kit';
 
 /** Linux: the ids of `parent`'s child processes whose command line contains `needle`. */
@@ -38,20 +39,8 @@ describe('npm start with SEAM_RUNNER on', () => {
   const runners = async () => (await get<{ runners: ListedRunner[] }>(`/api/rooms/${room.id}/runners`)).runners;
 
   /** Runs the MLP capture on the local runner and resolves with the finished job. */
-  async function capture(): Promise<CaptureEntry> {
-    const res = await fetch(`${server.url}/api/rooms/${room.id}/captures`, {
-      method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr', 'hlo-opt'], runner: 'local' }),
-    });
-    expect(res.status).toBe(202);
-    const { job } = (await res.json()) as { job: CaptureEntry };
-    let now = job;
-    await waitFor(async () => {
-      now = (await get<{ job: CaptureEntry }>(`/api/rooms/${room.id}/captures/${job.id}`)).job;
-      return now.status !== 'queued' && now.status !== 'running';
-    }, 'the capture to finish', 120_000);
-    return now;
-  }
+  const capture = (): Promise<CaptureEntry> =>
+    captureToEnd(server, room, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr', 'hlo-opt'], runner: 'local' });
 
   it('starts a local CPU runner that lists its device and takes a capture', async () => {
     await waitFor(async () => (await runners()).length > 0, 'the local runner to connect', 120_000);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEntry } from '@seam/shared/model';
 import { createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
+import { captureToEnd } from '../helpers/capture';
 import { healthzDuring } from '../helpers/healthz';
 
 /**
@@ -50,25 +51,11 @@ describe('a capture cannot reach out of its sandbox', () => {
     await server?.close();
   });
 
-  const get = async <T>(path: string): Promise<T> =>
-    (await (await fetch(server.url + path, { headers: { authorization: `Bearer ${room.tokens.owner}` } })).json()) as T;
-
   /** Captures `code` on the local runner and returns the finished job; `/healthz` must stay under 100 ms all along. */
   async function attack(code: string, timeoutS = 60): Promise<CaptureEntry> {
-    const { result, worstMs } = await healthzDuring(server, async () => {
-      const res = await fetch(`${server.url}/api/rooms/${room.id}/captures`, {
-        method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ program: code, entry: 'f', args: [{ shape: [2], dtype: 'float32' }], capture: ['jaxpr'], runner: 'local', options: { timeoutS } }),
-      });
-      expect(res.status).toBe(202);
-      const { job } = (await res.json()) as { job: CaptureEntry };
-      let now = job;
-      await waitFor(async () => {
-        now = (await get<{ job: CaptureEntry }>(`/api/rooms/${room.id}/captures/${job.id}`)).job;
-        return now.status !== 'queued' && now.status !== 'running';
-      }, 'the capture to finish', 120_000);
-      return now;
-    });
+    const { result, worstMs } = await healthzDuring(server, () => captureToEnd(server, room, {
+      program: code, entry: 'f', args: [{ shape: [2], dtype: 'float32' }], capture: ['jaxpr'], runner: 'local', options: { timeoutS },
+    }));
     expect(worstMs).toBeLessThan(100);
     return result;
   }
