@@ -27,8 +27,9 @@ export async function main(argv: readonly string[], env: Record<string, string |
   }
   const name = options.name;
   const log = (line: string) => console.log(`${name}: ${line}`);
+  const probe = () => probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log });
   if (options.checkSandbox) {
-    const report = describeIsolation(probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log }));
+    const report = describeIsolation(probe());
     console.log(JSON.stringify(report));
     return report.sandboxed ? 0 : 1;
   }
@@ -41,7 +42,7 @@ export async function main(argv: readonly string[], env: Record<string, string |
   }
   const stale = sweepStaleScratch();
   if (stale.length > 0) console.log(`cleaned up ${stale.length} capture(s) left by an agent that died`);
-  const isolation = probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log });
+  const isolation = probe();
   const report = describeIsolation(isolation);
   if (options.requireSandbox && !report.sandboxed) {
     console.error(`${options.name}: refusing to start: --require-sandbox is set, and ${isolation.bwrapProblem ?? 'bubblewrap is unavailable'}`);
