@@ -86,7 +86,7 @@ describe('floods on the sync socket, the document routes and the analyzer', () =
       child: true,
       env: {
         SEAM_ITEMS_PER_S: '1000', SEAM_ITEMS_BURST: '4000', SEAM_DOCUMENTS_PER_ROOM: '3', SEAM_ROOM_DOCUMENT_BYTES: String(40 * MiB),
-        SEAM_ROOMS_PER_MIN: '100', SEAM_ANALYZER_WORKERS: '1', SEAM_ANALYZER_QUEUE: '0', SEAM_ANALYZER_HEAP_MB: '32',
+        SEAM_ROOMS_PER_MIN: '100', SEAM_ANALYZER_WORKERS: '1', SEAM_ANALYZER_QUEUE: '0', SEAM_ANALYZER_HEAP_MB: '16',
       },
     });
     // A server that has been in use: its sync path compiled, not interpreted, when the attacks come.
@@ -222,10 +222,10 @@ describe('floods on the sync socket, the document routes and the analyzer', () =
 
   it('stores a dump too costly to index with a diagnostic, refuses a second big one while the analyzer is full, and lets small ones through', async () => {
     const room = await createRoom(server);
-    const costly = bigHlo(80_000);
+    const costly = bigHlo(40_000);
     const watch = await healthzDuring(server, () => Promise.all([
       upload(server, room.id, room.tokens.annotator, 'costly', costly),
-      upload(server, room.id, room.tokens.annotator, 'costly too', bigHlo(80_001)),
+      upload(server, room.id, room.tokens.annotator, 'costly too', bigHlo(40_001)),
       (async () => {
         await new Promise((r) => setTimeout(r, 200));
         return upload(server, room.id, room.tokens.annotator, 'small', 'HloModule m\nENTRY e {\n  ROOT p = f32[4]{0} parameter(0)\n}\n');
@@ -241,9 +241,9 @@ describe('floods on the sync socket, the document routes and the analyzer', () =
     const analysis = await getIdentity(server, `/api/rooms/${room.id}/documents/${stored.id}/analysis`, room.tokens.viewer);
     const parsed = JSON.parse(analysis.body.toString('utf8')) as { index: { kind: string; values: unknown[] }; diagnostics: { severity: string; message: string }[] };
     expect(parsed.index).toMatchObject({ kind: 'hlo', values: [] });
-    expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^not indexed: .*32 MB.*SEAM_ANALYZER_HEAP_MB/) })]);
+    expect(parsed.diagnostics).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/^not indexed: .*16 MB.*SEAM_ANALYZER_HEAP_MB/) })]);
     const text = await getIdentity(server, `/api/rooms/${room.id}/documents/${stored.id}/text`, room.tokens.viewer);
-    expect(text.body.length).toBe(Buffer.byteLength(a!.status === 201 ? costly : bigHlo(80_001)));
+    expect(text.body.length).toBe(Buffer.byteLength(a!.status === 201 ? costly : bigHlo(40_001)));
   });
 });
 
