@@ -8,3 +8,4 @@ export * from './annotation-doc';
 export * from './api';
 export * from './export';
 export * from './gate-report';
+export * from './layer-groups';
