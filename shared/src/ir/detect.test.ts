@@ -48,6 +48,24 @@ describe('detectKind', () => {
     }
   });
 
+  it("tells XLA's buffer assignment and memory-usage report from the other files of a dump folder", () => {
+    const dump = new URL('../../../test/fixtures/xla-dump/', import.meta.url);
+    const seen = new Set<string>();
+    for (const folder of readdirSync(dump).filter((f) => !f.endsWith('.json'))) {
+      for (const file of readdirSync(new URL(`${folder}/`, dump))) {
+        const kind = detectKind(readFileSync(new URL(`${folder}/${file}`, dump), 'utf8'));
+        const expected = file.endsWith('-buffer-assignment.txt') ? 'buffer-assignment' : file.endsWith('-memory-usage-report.txt') ? 'memory-report' : undefined;
+        if (expected) expect(kind, file).toBe(expected);
+        else expect(['buffer-assignment', 'memory-report'], file).not.toContain(kind);
+        seen.add(kind);
+      }
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(['buffer-assignment', 'memory-report', 'hlo', 'hlo-opt', 'text']));
+    expect(detectKind('allocation 0: size 4, thread-local:\n value: <0 x @0> (size=4,offset=0): f32[]\n')).toBe('buffer-assignment');
+    expect(detectKind('allocation tables: see below\n')).toBe('text');
+    expect(detectKind('Memory Space:\n')).toBe('text');
+  });
+
   it('falls back to text for prose, empty input and JSON that is not a trace', () => {
     expect(detectKind('')).toBe('text');
     expect(detectKind('Notes from Tuesday: the softmax spills.\n')).toBe('text');

@@ -9,11 +9,17 @@ const MLIR_START = /^\s*(?:module\b|builtin\.module\b|func\.func\b|func\s+@|#[\w
 const JAXPR_START = /^\s*(?:let\s+\S+\s*=\s*)?\{\s*lambda\b/;
 /** Markers of a compiled module: the scheduler ran, or fusion instructions exist. */
 const HLO_OPTIMIZED = /is_scheduled=true|\bfusion\([^\n]*\bkind=k[A-Z]\w*/;
+/** XLA's buffer assignment (`*.buffer-assignment.txt`): `BufferAssignment:`, or straight into `allocation 0: size 16384, parameter 1, …`. */
+const BUFFER_ASSIGNMENT_START = /^\s*(?:BufferAssignment:\s*$|allocation \d+: size \d+)/;
+/** XLA's memory-usage report (`*.memory-usage-report.txt`): `Memory Space: default (color=0)` then `Total bytes: 29644 (28.9KiB)`. */
+const MEMORY_REPORT_START = /^\s*Memory Space: \S/;
+const MEMORY_REPORT_TABLE = /^\s*Total bytes: \d+[^\n]*\n\s*cumulative_size;/m;
 
 /**
  * What a text is: `trace` (Chrome-trace / Perfetto JSON), `jaxpr`, `stablehlo` (any MLIR: StableHLO,
  * MHLO, CHLO, VHLO, Shardy), `hlo` (HLO before optimization) or `hlo-opt` (after: scheduled, or
- * holding fusion instructions), else `text`. Decided from the first statement after comments,
+ * holding fusion instructions), `buffer-assignment` or `memory-report` (XLA's own plan of a
+ * compiled module), else `text`. Decided from the first statement after comments,
  * then from markers anywhere in the first 64 KiB. Pure and fast; never throws.
  */
 export function detectKind(text: string): DocumentKind {
@@ -22,6 +28,8 @@ export function detectKind(text: string): DocumentKind {
   const line = first[0] ?? '';
   if (JAXPR_START.test(line) || (/^\s*let\b/.test(line) && JAXPR_START.test(first.slice(0, 2).join(' ')))) return DocumentKind.jaxpr;
   if (/^\s*[[{]/.test(head) && /"traceEvents"\s*:|"ph"\s*:\s*"/.test(head)) return DocumentKind.trace;
+  if (BUFFER_ASSIGNMENT_START.test(line)) return DocumentKind.bufferAssignment;
+  if (MEMORY_REPORT_START.test(line) || MEMORY_REPORT_TABLE.test(head)) return DocumentKind.memoryReport;
   if (/^\s*(?:HloModule\b|hlo_module\s*\{)/.test(line) || isHloBody(first)) return hloKind(text);
   if (MLIR_START.test(line)) return DocumentKind.stablehlo;
   if (/^\s*HloModule\b/m.test(head)) return hloKind(text);
