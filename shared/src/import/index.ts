@@ -1,0 +1,3 @@
+export * from './dump-names';
+export * from './module-groups';
+export * from './paths';
