@@ -56,4 +56,38 @@ describe('RoomApi', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 403, code: 'forbidden', message: 'viewers cannot write' });
   });
+
+  it('imports a folder as one multipart body, each part named by its path, with its progress told', async () => {
+    let seen: { url: string; auth: string | null; parts: [string, string][] } | null = null;
+    const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const form = await req.formData();
+      const parts: [string, string][] = [];
+      for (const [, v] of form.entries()) parts.push([(v as File).name, await (v as File).text()]);
+      seen = { url: req.url, auth: req.headers.get('Authorization'), parts };
+      return Response.json({ documents: [], groups: [], skipped: [{ path: 'dump/x.pb', reason: 'binary' }], added: 0, unchanged: 0 });
+    }) as typeof fetch;
+    const progress: number[] = [];
+    const files = [
+      { path: 'dump/module_0001.jit_f.before_optimizations.txt', file: new Blob(['HloModule a']) },
+      { path: 'dump/x.pb', file: new Blob([new Uint8Array([1, 2])]) },
+    ];
+    const r = await new RoomApi('http://seam.test', fetcher).importFiles('r 1', 't', files, { onProgress: (p) => progress.push(p.loaded) });
+    expect(r.skipped).toEqual([{ path: 'dump/x.pb', reason: 'binary' }]);
+    expect(seen).toEqual({ url: 'http://seam.test/api/rooms/r%201/imports', auth: 'Bearer t', parts: [['dump/module_0001.jit_f.before_optimizations.txt', 'HloModule a'], ['dump/x.pb', '\u0001\u0002']] });
+    expect(progress.length).toBe(1);
+  });
+
+  it('sends an archive whole with its type, and reads a refused import as an ApiError', async () => {
+    const types: (string | null)[] = [];
+    const fetcher = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      types.push(new Headers(init?.headers).get('Content-Type'));
+      return Response.json({ error: { code: 'too_large', message: 'the archive inflates past 512 MB' } }, { status: 413 });
+    }) as typeof fetch;
+    const progress: [number, number][] = [];
+    const err = await new RoomApi('', fetcher).importArchive('r1', 't', new Blob(['PK']), 'application/zip', { onProgress: (p) => progress.push([p.loaded, p.total]) }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 413, code: 'too_large', message: 'the archive inflates past 512 MB' });
+    expect(types).toEqual(['application/zip']);
+    expect(progress).toEqual([[2, 2]]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { DocumentMeta, Role } from '@seam/shared/model';
 import type { RoomPrefetch } from './prefetch';
+import { defaultSender, type ProgressSender, type SendProgress } from './room/import/send-with-progress';
 
 /** A room as `POST /api/rooms` returns it. */
 export interface CreatedRoom {
@@ -22,6 +23,27 @@ export interface RoomInfo {
 export interface ServerConfig {
   /** `invite`: creating a room needs an invitation (or the operator token). */
   readonly roomCreation: 'open' | 'invite';
+}
+
+/** What a person may ask of a long upload: to hear how far it is, and to stop it. */
+export interface SendOptions {
+  readonly onProgress?: (p: SendProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** A file of a folder to import, by its path relative to the folder picked or dropped (`dump/module_0001.jit_f.after_optimizations.txt`). */
+export interface ImportFile {
+  readonly path: string;
+  readonly file: Blob;
+}
+
+/** The server's answer to an import (`POST /api/rooms/:id/imports`, docs/protocol.md). */
+export interface ImportResult {
+  readonly documents: readonly DocumentMeta[];
+  readonly groups: readonly { readonly key: string; readonly label: string; readonly documentIds: readonly string[] }[];
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  readonly added: number;
+  readonly unchanged: number;
 }
 
 /** An HTTP error with the server's code and message (`{"error":{"code","message"}}`). */
@@ -56,6 +78,7 @@ export class RoomApi {
     private readonly base = '',
     private readonly fetcher: typeof fetch = (...a) => fetch(...a),
     private prefetch: RoomPrefetch | null = null,
+    private readonly send: ProgressSender = defaultSender(fetcher),
   ) {}
 
   /** The prefetched answer for this room and token, used once; later calls go to the network. */
@@ -92,18 +115,36 @@ export class RoomApi {
     return this.json(`/api/rooms/${encodeURIComponent(roomId)}`, {}, token);
   }
 
+  /** POSTs `body` with its progress reported (see `SendOptions`) and reads the JSON answer. */
+  private async post<T>(path: string, token: string, body: XMLHttpRequestBodyInit, contentType: string | null, opts: SendOptions): Promise<T> {
+    const headers = new Headers({ Authorization: `Bearer ${token}` });
+    // A FormData body sets its own multipart type, boundary included.
+    if (contentType) headers.set('Content-Type', contentType);
+    const res = await this.send({ method: 'POST', url: `${this.base}${path}`, headers, body, ...opts });
+    if (!res.ok) throw await failure(res);
+    return (await res.json()) as T;
+  }
+
   /** Uploads a dump as text. */
-  upload(roomId: string, token: string, title: string, text: string): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
-    return this.json(
-      `/api/rooms/${encodeURIComponent(roomId)}/documents`,
-      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title, text }) },
-      token,
-    );
+  upload(roomId: string, token: string, title: string, text: string, opts: SendOptions = {}): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
+    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/documents`, token, JSON.stringify({ title, text }), 'application/json', opts);
   }
 
   /** Uploads a trace as the raw body of the trace route, streamed from the blob (gzipped or not, JSON or XSpace). */
-  uploadTrace(roomId: string, token: string, title: string, body: Blob, contentType: string): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
-    return this.json(`/api/rooms/${encodeURIComponent(roomId)}/documents?title=${encodeURIComponent(title)}`, { method: 'POST', headers: { 'Content-Type': contentType }, body }, token);
+  uploadTrace(roomId: string, token: string, title: string, body: Blob, contentType: string, opts: SendOptions = {}): Promise<Pick<DocumentMeta, 'id' | 'kind' | 'bytes' | 'sha256'>> {
+    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/documents?title=${encodeURIComponent(title)}`, token, body, contentType, opts);
+  }
+
+  /** Imports a folder's files as one multipart body, one part per file named by its relative path; the server groups them into modules. */
+  importFiles(roomId: string, token: string, files: readonly ImportFile[], opts: SendOptions = {}): Promise<ImportResult> {
+    const form = new FormData();
+    for (const f of files) form.append('file', f.file, f.path);
+    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, form, null, opts);
+  }
+
+  /** Imports an archive (`application/zip`, or `application/gzip` for `.tar.gz`) sent whole as the body. */
+  importArchive(roomId: string, token: string, archive: Blob, contentType: string, opts: SendOptions = {}): Promise<ImportResult> {
+    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, archive, contentType, opts);
   }
 
   /** The room's export as the server builds it (`GET …/export.md` or `…/export.json`, gates included): one implementation for every reader. */

@@ -1,17 +1,8 @@
 import { lacksDebugInfo, linkLayers, mappingToMarkdown, type Analysis, type FusionInfo, type MappingRow } from '@seam/shared/ir';
-import type { DocumentKind } from '@seam/shared/model';
+import type { Layer } from '@seam/shared/model';
 import type { LinkResult } from './worker-protocol';
 
-/** The three layers a capture has. `hlo` covers HLO before or after optimization. */
-export type Layer = 'jaxpr' | 'stablehlo' | 'hlo';
-
-/** The layer a document kind belongs to, or null for traces and texts. */
-export function layerOf(kind: DocumentKind): Layer | null {
-  if (kind === 'jaxpr') return 'jaxpr';
-  if (kind === 'stablehlo') return 'stablehlo';
-  if (kind === 'hlo' || kind === 'hlo-opt') return 'hlo';
-  return null;
-}
+export { layerOf, type Layer } from '@seam/shared/model';
 
 /** Counterpart lines (1-based) in each layer. */
 export type Counterparts = Readonly<Record<Layer, readonly number[]>>;

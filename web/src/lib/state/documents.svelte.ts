@@ -1,6 +1,9 @@
-import type { DocumentMeta } from '@seam/shared/model';
-import type { RoomApi } from '../api';
-import type { UploadItem } from './upload-item';
+import { layerGroups, type DocumentMeta } from '@seam/shared/model';
+import type { ImportFile, ImportResult, RoomApi, SendOptions } from '../api';
+import { uploadItem, type UploadItem } from './upload-item';
+import { archiveType } from '../room/import/archive-type';
+import type { Gathered } from '../room/import/folder-files';
+import { fileCount, type Transfer } from '../room/import/progress-text';
 
 /** The id the room's notes use in the document list and in presence. */
 export const NOTES_ID = 'notes';
@@ -20,8 +23,12 @@ export class DocumentsState {
   private live = $state.raw<Record<string, DocumentMeta>>({});
   openId = $state<string | null>(null);
   openText = $state.raw<OpenText | null>(null);
-  uploading = $state(0);
+  /** The upload or import under way, with its progress; null when none is. */
+  transfer = $state.raw<Transfer | null>(null);
+  /** The last import's answer (what was added and skipped, and why), until the next upload or import. */
+  lastImport = $state.raw<ImportResult | null>(null);
   uploadError = $state<string | null>(null);
+  private controller: AbortController | null = null;
   private readonly cache = new Map<string, string>();
 
   readonly list: DocumentMeta[] = $derived.by(() => {
@@ -74,24 +81,98 @@ export class DocumentsState {
     );
   }
 
-  /** Uploads dumps (as text) and traces (as raw bodies) and returns the last one's id; failures are reported, nothing is dropped silently. */
+  /** Stops the upload or import under way; the server keeps nothing of a body cut short. */
+  cancel(): void {
+    this.controller?.abort();
+  }
+
+  /**
+   * Runs one upload or import with its progress in `transfer` (bytes while sending, then waiting
+   * for the server), cancellable; failures land in `uploadError` prefixed by `label`, nothing is
+   * dropped silently. Returns the answer, or null when it failed.
+   */
+  private async send<T>(label: string, kind: Transfer['kind'], total: number, run: (opts: SendOptions) => Promise<T>): Promise<T | null> {
+    const controller = new AbortController();
+    this.controller = controller;
+    this.transfer = { label, kind, phase: 'sending', loaded: 0, total };
+    try {
+      return await run({
+        signal: controller.signal,
+        onProgress: (p) => {
+          const t = p.total > 0 ? p.total : total;
+          this.transfer = { label, kind, phase: t > 0 && p.loaded >= t ? 'waiting' : 'sending', loaded: p.loaded, total: t };
+        },
+      });
+    } catch (e) {
+      this.uploadError = `${label}: ${e instanceof DOMException && e.name === 'AbortError' ? 'cancelled, nothing was added' : e instanceof Error ? e.message : String(e)}`;
+      return null;
+    } finally {
+      if (this.controller === controller) {
+        this.controller = null;
+        this.transfer = null;
+      }
+    }
+  }
+
+  private add(docs: readonly DocumentMeta[]): void {
+    const fresh = docs.filter((d) => !this.list.some((x) => x.id === d.id));
+    if (fresh.length > 0) this.listed = [...this.listed, ...fresh];
+  }
+
+  /** Uploads dumps (as text) and traces (as raw bodies) one by one and returns the last one's id. */
   async upload(files: readonly UploadItem[]): Promise<string | null> {
     this.uploadError = null;
     let last: string | null = null;
     for (const f of files) {
-      this.uploading += 1;
-      try {
-        const meta = 'text' in f ? await this.api.upload(this.roomId, this.token, f.title, f.text) : await this.api.uploadTrace(this.roomId, this.token, f.title, f.body, f.contentType);
-        last = meta.id;
-        if (!this.list.some((d) => d.id === meta.id)) {
-          this.listed = [...this.listed, { id: meta.id, title: f.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: Date.now() }];
-        }
-      } catch (e) {
-        this.uploadError = `${f.title}: ${e instanceof Error ? e.message : String(e)}`;
-      } finally {
-        this.uploading -= 1;
-      }
+      const size = 'text' in f ? new Blob([f.text]).size : f.body.size;
+      const meta = await this.send(f.title, 'upload', size, (opts) =>
+        'text' in f ? this.api.upload(this.roomId, this.token, f.title, f.text, opts) : this.api.uploadTrace(this.roomId, this.token, f.title, f.body, f.contentType, opts),
+      );
+      if (!meta) continue;
+      last = meta.id;
+      this.add([{ id: meta.id, title: f.title, kind: meta.kind, bytes: meta.bytes, sha256: meta.sha256, createdAt: Date.now() }]);
     }
     return last;
+  }
+
+  /** After an import: its documents listed, its answer kept, and the first document of its first group to open. */
+  private imported(r: ImportResult | null): string | null {
+    if (!r) return null;
+    this.lastImport = r;
+    this.add(r.documents);
+    return layerGroups(r.documents)[0]?.docs[0]?.id ?? null;
+  }
+
+  /** Imports a folder's files in one request; the server groups them into modules (all or nothing). */
+  async importFolder(files: readonly ImportFile[]): Promise<string | null> {
+    this.uploadError = null;
+    this.lastImport = null;
+    const total = files.reduce((n, f) => n + f.file.size, 0);
+    return this.imported(await this.send(fileCount(files.length), 'import', total, (opts) => this.api.importFiles(this.roomId, this.token, files, opts)));
+  }
+
+  /** Imports a `.zip`, `.tar.gz` or `.tar` archive sent whole. */
+  async importArchive(file: File, contentType: string): Promise<string | null> {
+    this.uploadError = null;
+    this.lastImport = null;
+    return this.imported(await this.send(file.name, 'import', file.size, (opts) => this.api.importArchive(this.roomId, this.token, file, contentType, opts)));
+  }
+
+  /**
+   * Brings in what was dropped or picked: a folder as one import, each archive as an import, other
+   * files one by one as dumps or traces. Returns the id of the document to open, if any.
+   */
+  async bringIn(g: Gathered): Promise<string | null> {
+    this.lastImport = null;
+    if (g.folder) return this.importFolder(g.files);
+    let open: string | null = null;
+    const singles: UploadItem[] = [];
+    for (const f of g.files) {
+      const type = archiveType(f.path);
+      if (type) open = (await this.importArchive(f.file, type)) ?? open;
+      else singles.push(await uploadItem(f.file));
+    }
+    if (singles.length > 0) open = (await this.upload(singles)) ?? open;
+    return open;
   }
 }

@@ -1,13 +1,14 @@
-import type { DocumentMeta } from '@seam/shared/model';
+import { groupOf, isPassDump, layerOf, type DocumentMeta, type Layer } from '@seam/shared/model';
 import type { RoomApi } from '../api';
 import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
-import { CrossLayer, layerOf, type Layer } from '../analysis/cross-layer';
+import { CrossLayer } from '../analysis/cross-layer';
 import type { ViewAnalysis } from '../analysis/worker-protocol';
 import type { OpenText } from './documents.svelte';
 import { hloCandidates } from '../trace/hlo-target';
 import { TraceApi } from '../trace/trace-api';
 import type { OpAggregate } from '@seam/shared/trace';
 import type { OpTimes } from '../editor/ir/op-times';
+import { completeLayers, LAYER_NAMES, missingNote, paneLayers, splitPanes, viewGroup, type ViewGroup } from './view-group';
 
 /** A document's analysis as the views see it. */
 export type AnalysisEntry =
@@ -21,23 +22,15 @@ export interface LineRef {
   readonly line: number;
 }
 
-/** One document per layer, preferring optimized HLO over HLO; null unless all three layers are there. */
-function pickLayers(docs: readonly DocumentMeta[]): Record<Layer, string> | null {
-  const out: Partial<Record<Layer, string>> = {};
-  for (const d of docs) {
-    const layer = layerOf(d.kind);
-    if (layer && (!out[layer] || (layer === 'hlo' && d.kind === 'hlo-opt'))) out[layer] = d.id;
-  }
-  return out.jaxpr && out.stablehlo && out.hlo ? (out as Record<Layer, string>) : null;
-}
-
 /** Most panes side by side. */
 export const MAX_PANES = 3;
 
 /**
  * The IR views of one room: each document's analysis (the stored index, or the worker), the split
  * panes and their texts, the line hovered in a pane and the counterparts it lights up in the others,
- * and the mapping of the three layers when jaxpr, StableHLO and HLO are open side by side.
+ * and the mapping of the three layers. Layers are paired within one group only (a capture, a module
+ * of a dump folder, or the loose documents): the group of the first layer pane in split view, else
+ * of the open document.
  */
 export class IrViewsState {
   analyses = $state.raw<Record<string, AnalysisEntry>>({});
@@ -64,6 +57,8 @@ export class IrViewsState {
     private readonly token: string,
     private readonly docs: () => readonly DocumentMeta[],
     private readonly base = '',
+    /** The document open outside split view. */
+    private readonly current: () => string | null = () => null,
   ) {
     this.source = new AnalysisSource(base, roomId, token, api.firstDocument(roomId, token));
   }
@@ -87,9 +82,9 @@ export class IrViewsState {
     );
   }
 
-  /** For an optimized HLO whose capture group holds a trace, fetches that trace's op times once (for the hover). */
+  /** For an optimized HLO whose capture or module group holds a trace, fetches that trace's op times once (for the hover). */
   private ensureOpTimes(meta: DocumentMeta): void {
-    const trace = meta.kind === 'hlo-opt' && meta.captureId ? this.docs().find((d) => d.kind === 'trace' && d.captureId === meta.captureId) : undefined;
+    const trace = meta.kind === 'hlo-opt' ? groupOf(this.docs(), meta).find((d) => d.kind === 'trace' && d.id !== meta.id) : undefined;
     if (!trace || this.opTimes[meta.id]) return;
     new TraceApi(this.base, this.roomId, trace.id, this.token).ops().then(
       (ops) => this.setOpTimes(meta.id, ops),
@@ -130,8 +125,8 @@ export class IrViewsState {
   }
 
   /**
-   * Opens split view. Without panes chosen yet, it opens the jaxpr, StableHLO and HLO of the capture
-   * (or upload batch) of `current`, preferring optimized HLO; else `current` and the next documents.
+   * Opens split view on the group of `current`: its jaxpr, StableHLO and HLO (optimized preferred),
+   * else `current` and the next documents of its group (see `splitPanes`); never another group's.
    */
   openSplit(current: string | null): void {
     const list = this.docs();
@@ -140,33 +135,36 @@ export class IrViewsState {
     if (cur.kind === 'trace') {
       // A trace opens beside the optimized HLO its ops link to (see `hloCandidates`).
       const hlo = hloCandidates(cur, list)[0];
-      this.setPanes(hlo ? [hlo.id, cur.id] : [cur.id]);
       this.split = true;
+      this.setPanes(hlo ? [hlo.id, cur.id] : [cur.id]);
       return;
     }
-    const group = cur.captureId ? list.filter((d) => d.captureId === cur.captureId) : list;
-    const pick: string[] = [];
-    for (const layer of ['jaxpr', 'stablehlo', 'hlo'] as const) {
-      const ofLayer = group.filter((d) => layerOf(d.kind) === layer);
-      const best = ofLayer.find((d) => d.kind === 'hlo-opt') ?? ofLayer.find((d) => d.id === cur.id) ?? ofLayer[ofLayer.length - 1];
-      if (best) pick.push(best.id);
-    }
-    if (!pick.includes(cur.id) && pick.length < MAX_PANES) pick.unshift(cur.id);
-    this.setPanes(pick.length > 1 ? pick : [cur.id, ...list.filter((d) => d.id !== cur.id).slice(0, MAX_PANES - 1).map((d) => d.id)]);
+    const group = viewGroup(list, cur.id);
     this.split = true;
+    this.setPanes(group ? splitPanes(group, cur.id, MAX_PANES) : [cur.id]);
   }
 
-  /** The documents of the three layers when the panes hold all three. */
-  private paneLayers(): Record<Layer, string> | null {
-    return pickLayers(this.panes.map((id) => this.metaOf(id)).filter((d): d is DocumentMeta => d !== undefined));
+  private paneDocs(): DocumentMeta[] {
+    return this.panes.map((id) => this.metaOf(id)).filter((d): d is DocumentMeta => d !== undefined);
   }
+
+  /**
+   * The group the views pair layers within: in split view that of the first pane holding a layer
+   * (the first pane when none does), else that of the open document; null with nothing open.
+   */
+  readonly group = $derived.by((): ViewGroup | null => {
+    const panes = this.split ? this.paneDocs() : [];
+    const anchor = panes.find((d) => layerOf(d.kind) !== null && !isPassDump(d)) ?? panes[0];
+    const id = anchor?.id ?? this.current();
+    return viewGroup(this.docs(), id, id);
+  });
 
   /** Shows `docIds` side by side (at most three). */
   setPanes(docIds: readonly string[]): void {
     this.panes = docIds.slice(0, MAX_PANES);
     // A trace pane reads its trace in pieces; its text may be a gigabyte.
     for (const id of this.panes) if (this.metaOf(id)?.kind !== 'trace') this.ensureText(id);
-    const l = this.paneLayers();
+    const l = this.layerDocs;
     if (l) this.prefetchKeys(l);
     this.link();
   }
@@ -179,11 +177,13 @@ export class IrViewsState {
   }
 
   /**
-   * The documents of the three layers: those in the panes when all three are there, else the room's
-   * (optimized HLO preferred), so that a follower without split view still sees counterparts.
+   * The documents of the three layers within {@link group}: those in the panes when they show all
+   * three, else the group's (optimized HLO preferred), so that a follower without split view still
+   * sees counterparts. Null when the group lacks a layer: another group's is never borrowed.
    */
   readonly layerDocs = $derived.by((): Record<Layer, string> | null => {
-    return this.paneLayers() ?? pickLayers(this.docs());
+    const g = this.group;
+    return (this.split ? paneLayers(g, this.paneDocs()) : null) ?? completeLayers(g);
   });
 
   /**
@@ -235,9 +235,12 @@ export class IrViewsState {
     return l && this.linked?.key === `${l.jaxpr}/${l.stablehlo}/${l.hlo}` ? this.linked.x : null;
   });
 
-  /** Why the mapping cannot be shown yet, or null when it can. */
+  /** Why the mapping cannot be shown yet, or null when it can: which layer the group lacks, if one. */
   readonly mappingStatus = $derived.by((): string | null => {
-    if (!this.layerDocs) return 'Open a jaxpr, a StableHLO and an HLO dump side by side (Split view) to map them.';
+    const g = this.group;
+    if (!g) return `Open a dump to map its group's ${Object.values(LAYER_NAMES).join(', ')}.`;
+    const missing = missingNote(g);
+    if (missing) return `${missing}: Mapping pairs the layers of one group and borrows none from another.`;
     return this.crossLayer ? null : 'Analyzing the three layers…';
   });
 
@@ -256,10 +259,10 @@ export class IrViewsState {
     if (!h) return { lines: [], source };
     if (h.docId === docId) return { lines: source === 'remote' ? [h.line] : [], source };
     const x = this.crossLayer;
-    const from = this.metaOf(h.docId);
-    const to = this.metaOf(docId);
-    const fromLayer = from && layerOf(from.kind);
-    const toLayer = to && layerOf(to.kind);
+    const l = this.layerDocs;
+    // Only the three documents joined have counterparts: not another group's, not HLO before optimization when the optimized one is joined.
+    const fromLayer = l && (Object.keys(l) as Layer[]).find((k) => l[k] === h.docId);
+    const toLayer = l && (Object.keys(l) as Layer[]).find((k) => l[k] === docId);
     if (!x || !fromLayer || !toLayer) return { lines: [], source };
     return { lines: [...x.counterparts(fromLayer, h.line)[toLayer]], source };
   }
