@@ -5,7 +5,7 @@ import { stringTable, valueColumnsOf, valuesOf, type ValueColumnsJson } from './
  * Version of the analysis parts' shape. Stored parts of another version are recomputed from the
  * whole analysis, and the version is part of their HTTP ETag, so a cached copy never outlives it.
  */
-export const ANALYSIS_PARTS_VERSION = 2;
+export const ANALYSIS_PARTS_VERSION = 3;
 
 /** The two parts a stored analysis is served in: what the views draw, and the cross-layer keys. */
 export const AnalysisPart = { views: 'views', keys: 'keys' } as const;
@@ -13,7 +13,9 @@ export type AnalysisPart = (typeof AnalysisPart)[keyof typeof AnalysisPart];
 
 /**
  * The views part (`GET …/analysis?part=views`): the index without its cross-layer keys, values in
- * columns (see `ValueColumnsJson`), and the diagnostics. Enough to draw the outline, badges, spills and hovers.
+ * columns (see `ValueColumnsJson`), and the diagnostics. Enough to draw the outline, badges, spills
+ * and hovers, the custom-call kernels, and what XLA's own files say (`index.xla`: a buffer
+ * assignment's allocations, a memory report, an HLO dump's pass-sequence counts).
  */
 export interface AnalysisViews {
   readonly version: typeof ANALYSIS_PARTS_VERSION;
@@ -25,7 +27,8 @@ export interface AnalysisViews {
  * The keys part (`GET …/analysis?part=keys`): the cross-layer keys, which only linking the three
  * layers reads. `strings` holds each distinct string once; key `i` is the `KEY_FIELDS` integers at
  * `keys[KEY_FIELDS·i …]`: name, op, scope, line, from, to, source op name, source file, source
- * line, source column, fusion; strings by their index in `strings`, `-1` where a field is absent.
+ * line, source column, fusion, applied (`1`); strings by their index in `strings`, `-1` where a
+ * field is absent.
  */
 export interface AnalysisKeys {
   readonly version: typeof ANALYSIS_PARTS_VERSION;
@@ -34,12 +37,13 @@ export interface AnalysisKeys {
 }
 
 /** Integers per key in `AnalysisKeys.keys`. */
-export const KEY_FIELDS = 11;
+export const KEY_FIELDS = 12;
 
 /** The views part of an analysis. */
 export function writeAnalysisViews(a: Analysis): AnalysisViews {
-  const { kind, bytes, lines, outline, dots, fusions, spills, values } = a.index;
-  return { version: ANALYSIS_PARTS_VERSION, index: { kind, bytes, lines, outline, dots, fusions, spills, values: valueColumnsOf(values) }, diagnostics: a.diagnostics };
+  const { kind, bytes, lines, outline, dots, fusions, spills, values, kernels, xla } = a.index;
+  const index = { kind, bytes, lines, outline, dots, fusions, spills, values: valueColumnsOf(values), ...(kernels ? { kernels } : {}), ...(xla ? { xla } : {}) };
+  return { version: ANALYSIS_PARTS_VERSION, index, diagnostics: a.diagnostics };
 }
 
 /** The keys part of an analysis. */
@@ -49,7 +53,7 @@ export function writeAnalysisKeys(a: Analysis): AnalysisKeys {
   const keys: number[] = [];
   for (const k of a.index.keys) {
     const s = k.source;
-    keys.push(str(k.name), str(k.op), str(k.scope), k.line, k.from, k.to, str(s.opName), str(s.file), s.line ?? -1, s.column ?? -1, str(k.fusion));
+    keys.push(str(k.name), str(k.op), str(k.scope), k.line, k.from, k.to, str(s.opName), str(s.file), s.line ?? -1, s.column ?? -1, str(k.fusion), k.applied ? 1 : -1);
   }
   return { version: ANALYSIS_PARTS_VERSION, strings: strings.table, keys };
 }
@@ -75,6 +79,7 @@ export function keysOf(p: AnalysisKeys): CrossLayerKey[] {
     };
     const fusion = str(keys[i + 10]);
     if (fusion !== undefined) key.fusion = fusion;
+    if (keys[i + 11] === 1) key.applied = true;
     out[k] = key;
   }
   return out;

@@ -4,6 +4,7 @@ import { indexHlo } from './hlo/index';
 import { indexJaxpr } from './jaxpr/index';
 import { indexStablehlo } from './stablehlo/index';
 import type { Analysis } from './types';
+import { indexBufferAssignment, indexMemoryReport } from './xla/index';
 
 /**
  * Parses and indexes one dump. Never throws on user input: what cannot be read comes back as
@@ -19,6 +20,10 @@ export function analyze(text: string, kind: DocumentKind = detectKind(text)): An
       return indexStablehlo(text);
     case DocumentKind.jaxpr:
       return indexJaxpr(text);
+    case DocumentKind.bufferAssignment:
+      return indexBufferAssignment(text);
+    case DocumentKind.memoryReport:
+      return indexMemoryReport(text);
     default:
       return emptyAnalysis(text, kind);
   }

@@ -7,3 +7,4 @@ export * from './analysis-parts';
 export * from './value-columns';
 export * from './gate';
 export { indexHlo, parseHlo } from './hlo/index';
+export * from './xla/index';

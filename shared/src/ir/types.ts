@@ -1,4 +1,5 @@
 import type { DocumentKind } from '../model/document';
+import type { XlaFacts } from './xla/types';
 
 /**
  * Shared vocabulary of the IR core. Every parser returns `ParseResult<Ast>` and never throws on
@@ -128,6 +129,33 @@ export interface SpillCandidate extends Span {
   readonly outputIndex?: readonly number[];
 }
 
+/** One operand or result of a kernel: its value's name (operands), type as printed and bytes. */
+export interface KernelValue {
+  readonly name?: string;
+  readonly type: string;
+  readonly bytes: number;
+}
+
+/**
+ * A custom-call instruction (HLO), listed as a kernel: Pallas/Mosaic kernels (`tpu_custom_call`),
+ * library calls (`__cublas$gemm`), FFI targets. Its outputs are values like any other kernel's, so
+ * spill detection finds the ones other kernels read back.
+ */
+export interface KernelInfo extends Span {
+  readonly name: string;
+  readonly scope: string;
+  readonly line: number;
+  /** `custom_call_target`, e.g. `tpu_custom_call`. */
+  readonly target: string;
+  /** The kernel's own name when the backend config or metadata says it (`kernel_name`, `name`). */
+  readonly kernelName?: string;
+  readonly operands: readonly KernelValue[];
+  /** One per element of a tuple result, else one. */
+  readonly results: readonly KernelValue[];
+  readonly inputBytes: number;
+  readonly outputBytes: number;
+}
+
 /** Ties one op of one layer to the program: name stack and source position. */
 export interface CrossLayerKey extends Span {
   /** jaxpr: output variable(s) joined by `,`; StableHLO: SSA result or op index; HLO: instruction name. */
@@ -153,6 +181,10 @@ export interface DumpIndex {
   /** Ranked by traffic, largest first. Empty for dumps that are not optimized HLO. */
   readonly spills: readonly SpillCandidate[];
   readonly keys: readonly CrossLayerKey[];
+  /** HLO: custom-call kernels, in text order. Absent for other dialects. */
+  readonly kernels?: readonly KernelInfo[];
+  /** What XLA's own files say: buffer assignment, memory report, or (HLO) the pass-sequence counts. */
+  readonly xla?: XlaFacts;
 }
 
 /** What `analyze` returns: the index plus every diagnostic of parse and analysis. */

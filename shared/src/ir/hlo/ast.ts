@@ -29,6 +29,10 @@ export interface HloCalls {
   /** `branch_computations={…}`, or `true_computation`/`false_computation` in that order. */
   readonly branches?: string[];
   readonly dot?: HloDotDims;
+  /** `custom_call_target="tpu_custom_call"` of a custom-call. */
+  readonly customCallTarget?: string;
+  /** A custom-call's kernel name, from `kernel_name` or `name` in its `backend_config`. */
+  readonly kernelName?: string;
 }
 
 /**

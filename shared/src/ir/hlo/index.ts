@@ -5,13 +5,15 @@ import { LineMap } from './line-map';
 import { INDEXED_OPERANDS, indexLists, ModuleIndex, trimLists } from './module-index';
 import { parseHlo, type HloSink } from './parser';
 import { byTraffic } from './spills';
+import { passStepOf } from '../xla/pass-step';
 
 export { parseHlo, type HloSink } from './parser';
 export type * from './ast';
 
 /**
  * Parses and indexes HLO text: outline, every instruction's value with bytes, decoded dots,
- * fusions with their sizes, cross-layer keys (fused instructions included) and, for optimized
+ * fusions with their sizes, custom-call kernels with their operands and results, the counts a pass
+ * sequence compares (`xla.step`), cross-layer keys (fused instructions included) and, for optimized
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
  * Each instruction is indexed as soon as it is read, with no parsed object of its own, and each
  * computation is then dropped (the spill pass reads the few it needs whole again from the text), so
@@ -54,6 +56,7 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
   const diagnostics = [...parsed.diagnostics];
   if (moduleCount === 0) diagnostics.push({ severity: 'info', message: 'no HLO module or computation in this text', from: 0, to: 0 });
   if (moduleCount > 1) spills.sort(byTraffic);
-  const { values, dots, fusions, keys } = lists;
-  return { index: { kind, bytes: text.length, lines: lines.count, outline, values, dots, fusions, spills, keys }, diagnostics };
+  const { values, dots, fusions, keys, kernels } = lists;
+  const xla = { step: passStepOf(values, keys) };
+  return { index: { kind, bytes: text.length, lines: lines.count, outline, values, dots, fusions, spills, keys, kernels, xla }, diagnostics };
 }

@@ -162,6 +162,8 @@ export function parseInstruction(
   let branches: string[] | undefined;
   let metadata: HloMetadata | undefined;
   let dot: HloDotDims | undefined;
+  let customCallTarget: string | undefined;
+  let kernelName: string | undefined;
   let to = s.pos;
   for (;;) {
     s.skipTrivia();
@@ -176,6 +178,7 @@ export function parseInstruction(
       case C:
         if (s.keyword('calls')) calls = parseNameList(s);
         else if (s.keyword('condition')) condition = parseName(s);
+        else if (s.keyword('custom_call_target')) customCallTarget = s.peek() === Ch.quote ? s.string() : undefined;
         else unknown(s, keyAt);
         break;
       case T:
@@ -186,7 +189,11 @@ export function parseInstruction(
       case B:
         if (s.keyword('body')) body = parseName(s);
         else if (s.keyword('branch_computations')) branches = parseNameList(s);
-        else unknown(s, keyAt);
+        else if (opcode === 'custom-call' && s.keyword('backend_config')) {
+          const at = s.pos;
+          s.skipValue();
+          kernelName = kernelNameIn(s.text.slice(at, s.pos));
+        } else unknown(s, keyAt);
         break;
       case F: if (s.keyword('false_computation')) { (branches ??= []).push(parseName(s)); break; } unknown(s, keyAt); break;
       case I: if (s.keyword('index')) { number = s.integer(); break; } unknown(s, keyAt); break;
@@ -209,7 +216,7 @@ export function parseInstruction(
   }
   if (opcode === 'dot') dot ??= emptyDot();
   const any = fusionKind !== undefined || calls !== undefined || toApply !== undefined || condition !== undefined
-    || body !== undefined || branches !== undefined || dot !== undefined;
+    || body !== undefined || branches !== undefined || dot !== undefined || customCallTarget !== undefined;
   into.name = name;
   into.isRoot = isRoot;
   into.opcode = opcode;
@@ -219,7 +226,7 @@ export function parseInstruction(
   into.operands = operands;
   into.number = number;
   into.metadata = metadata;
-  into.attrs = any ? { fusionKind, calls, toApply, condition, body, branches, dot } : undefined;
+  into.attrs = any ? { fusionKind, calls, toApply, condition, body, branches, dot, customCallTarget, kernelName } : undefined;
   into.from = from;
   into.to = to;
   return true;
@@ -254,6 +261,14 @@ function unknown(s: Scanner, keyAt: number): void {
     return;
   }
   s.skipValue();
+}
+
+/**
+ * The kernel name in a custom-call's backend config, which is JSON printed as a string or bare:
+ * `backend_config="{\"kernel_name\": \"matmul_kernel\", …}"` or `backend_config={"name":"fa"}`.
+ */
+function kernelNameIn(config: string): string | undefined {
+  return /\\?"(?:kernel_name|name)\\?"\s*:\s*\\?"([^"\\]{1,200})/.exec(config)?.[1];
 }
 
 /** `literal=f32[] 0.1` or `literal=( s32[2]{0} {4, 3}, pred[] 1 )`. */

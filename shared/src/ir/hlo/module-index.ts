@@ -1,18 +1,19 @@
-import type { CrossLayerKey, DotInfo, FusionInfo, OutlineEntry, SourceRef, SpillCandidate, ValueInfo, ValueType } from '../types';
+import type { CrossLayerKey, DotInfo, FusionInfo, KernelInfo, KernelValue, OutlineEntry, SourceRef, SpillCandidate, ValueInfo, ValueType } from '../types';
 import type { HloComputation, HloInstruction, HloMetadata, HloModule, HloStackFrames } from './ast';
 import { collectDots, type ScopeLookup } from './dots';
 import { ModuleGraph } from './graph';
 import type { LineMap } from './line-map';
 import { parseComputationAt } from './parser';
 import { copyInstruction } from './instruction';
-import { findSpills } from './spills';
+import { findSpills, formatType } from './spills';
+import { valueBytes } from '../shape';
 import { internalized } from './scanner';
 import { resolveFrame } from './stack-frames';
 
 const NO_SOURCE: SourceRef = Object.freeze({});
 
-/** The opcodes whose operands the index reads: a fusion's input bytes and a dot's operand shapes. */
-export const INDEXED_OPERANDS: ReadonlySet<string> = new Set(['fusion', 'dot']);
+/** The opcodes whose operands the index reads: a fusion's and a custom-call kernel's input bytes, a dot's operand shapes. */
+export const INDEXED_OPERANDS: ReadonlySet<string> = new Set(['fusion', 'dot', 'custom-call']);
 
 /**
  * The index's flat lists, shared by every module of one text. `values` and `keys` (one each per
@@ -26,6 +27,7 @@ export interface IndexLists {
   count: number;
   readonly dots: DotInfo[];
   readonly fusions: FusionInfo[];
+  readonly kernels: KernelInfo[];
 }
 
 /**
@@ -34,7 +36,7 @@ export interface IndexLists {
  */
 export function indexLists(capacity: number): IndexLists {
   // Sized by `new Array`, which leaves holes until filled; `trimLists` cuts the unfilled end.
-  return { values: new Array<ValueInfo>(capacity), keys: new Array<CrossLayerKey>(capacity), count: 0, dots: [], fusions: [] };
+  return { values: new Array<ValueInfo>(capacity), keys: new Array<CrossLayerKey>(capacity), count: 0, dots: [], fusions: [], kernels: [] };
 }
 
 /** Cuts `values` and `keys` to the instructions indexed (in place: the unfilled end is dropped, nothing copied). */
@@ -136,7 +138,7 @@ export class ModuleIndex {
     const key: MutableKey = { name: ins.name, op: ins.opcode, scope: open.name, line, source, fusion: open.fusion, from: ins.from, to: ins.to };
     lists.keys[at] = key;
     this.types[open.typeCount++] = ins.type;
-    if (ins.opcode === 'fusion' || (ins.opcode === 'dot' && ins.attrs?.dot)) open.later.push(copyInstruction(ins));
+    if (ins.opcode === 'fusion' || ins.opcode === 'custom-call' || (ins.opcode === 'dot' && ins.attrs?.dot)) open.later.push(copyInstruction(ins));
   }
 
   /**
@@ -165,6 +167,7 @@ export class ModuleIndex {
     const dots: HloInstruction[] = [];
     for (const ins of open.later) {
       if (ins.opcode === 'fusion') this.addFusion(ins, scope, this.lines.lineAt(ins.from), lookup);
+      else if (ins.opcode === 'custom-call') this.lists.kernels.push(kernelOf(ins, scope.name, this.lines.lineAt(ins.from), lookup));
       else dots.push(ins);
     }
     collectDots(lookup, scope.name, dots, this.lines, this.lists.dots);
@@ -310,6 +313,22 @@ class ScopeNames implements ScopeLookup {
     const i = this.map.get(name);
     return i === undefined ? undefined : { bytes: (this.values[this.valueFrom + i] as ValueInfo).bytes, type: this.types[i] as ValueType };
   }
+}
+
+/** A custom-call as a kernel: its target and name (backend config, else Pallas metadata), operands from `lookup`, one result per tuple element. */
+function kernelOf(ins: HloInstruction, scope: string, line: number, lookup: ScopeNames): KernelInfo {
+  const operands: KernelValue[] = ins.operands.map((name) => {
+    const v = lookup.get(name);
+    return { name, type: v ? formatType(v.type) : '', bytes: v?.bytes ?? 0 };
+  });
+  const elements = 'tuple' in ins.type ? ins.type.tuple : [ins.type];
+  const results: KernelValue[] = elements.map((t) => ({ type: formatType(t), bytes: valueBytes(t) }));
+  // A Pallas kernel's name is the scope its `pallas_call` ran in: `jit(f)/matmul_kernel/pallas_call`.
+  const kernelName = ins.attrs?.kernelName ?? /([^/]+)\/pallas_call$/.exec(ins.metadata?.opName ?? '')?.[1];
+  return {
+    name: ins.name, scope, line, from: ins.from, to: ins.to, target: ins.attrs?.customCallTarget ?? '', ...(kernelName !== undefined ? { kernelName } : {}),
+    operands, results, inputBytes: operands.reduce((s, o) => s + o.bytes, 0), outputBytes: ins.bytes,
+  };
 }
 
 function frameCount(f: HloStackFrames): number {
