@@ -2,11 +2,12 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { Hono, type Context } from 'hono';
 import { ROLES, type DocumentMeta } from '@seam/shared/model';
-import { decodeBlock, eventWindow, type TraceSummary } from '@seam/shared/trace';
+import { decodeBlock, encodeWindowColumns, eventWindow, type TraceSummary } from '@seam/shared/trace';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, notFound } from '../errors';
 import { immutable } from '../routes/documents';
+import { TraceOverviews } from './overview';
 import { TRACE_FORM_VERSION } from './stored-form';
 import type { TracePart } from './store';
 
@@ -18,19 +19,23 @@ const DEFAULT_WINDOW_EVENTS = 2000;
 const MAX_WINDOW_EVENTS = 20_000;
 /** Parsed string tables kept, by content: a timeline reads many windows of one trace. */
 const STRING_TABLES = 4;
+/** Windows in columns are bytes, not JSON. */
+const COLUMNS_TYPE = 'application/octet-stream';
 
 /**
  * The reduced trace of a document, read in pieces: `GET /api/rooms/:id/documents/:docId/trace/summary`
  * (tracks, time range, steps, totals), `…/trace/ops` (per-op aggregates, longest total first) and
  * `…/trace/events?track=&from=&to=&limit=` (the events overlapping a time window, of one track or
- * of each, downsampled past `limit`), and `…/trace/original` (the trace as uploaded, gzipped, as an
- * attachment). Any role of the room may read; every answer is content-addressed
- * (private, immutable, ETag). 404 when the document is not a trace with a stored reduction.
+ * of each, downsampled past `limit`; `&format=columns` answers them in columns, `encodeWindowColumns`),
+ * `…/trace/overview` (the whole trace's window of each track at `OVERVIEW_EVENTS`, in columns: what a
+ * timeline draws first) and `…/trace/original` (the trace as uploaded, gzipped, as an attachment).
+ * Any role of the room may read; every answer is content-addressed (private, immutable, ETag). 404 when the document is not a trace with a stored reduction.
  */
 export function traceRoutes(deps: AppDeps): Hono {
   const { store } = deps;
   const app = new Hono();
   const strings = new Map<string, readonly string[]>();
+  const overviews = new TraceOverviews(store.db, store.traces);
 
   const traceOf = (c: Context): DocumentMeta => {
     const roomId = c.req.param('id') ?? '';
@@ -69,8 +74,14 @@ export function traceRoutes(deps: AppDeps): Hono {
   });
   app.get('/:id/documents/:docId/trace/summary', part('summary'));
   app.get('/:id/documents/:docId/trace/ops', part('ops'));
+  app.get('/:id/documents/:docId/trace/overview', async (c) => {
+    const meta = traceOf(c);
+    return immutable(c, overviews.tag(meta.sha256), await overviews.get(meta.sha256), COLUMNS_TYPE);
+  });
   app.get('/:id/documents/:docId/trace/events', async (c) => {
     const meta = traceOf(c);
+    const format = c.req.query('format') ?? 'json';
+    if (format !== 'json' && format !== 'columns') throw badRequest('?format= must be json or columns');
     const summary = await json<TraceSummary>(store.traces.part(meta.sha256, 'summary'));
     const num = (name: string, fallback: number): number => {
       const raw = c.req.query(name);
@@ -96,8 +107,9 @@ export function traceRoutes(deps: AppDeps): Hono {
       const blocks = await Promise.all(store.traces.blocks(meta.sha256, track, fromUs, toUs).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
       return eventWindow(track, blocks, table, fromUs, toUs, limit);
     }));
-    const body = await gzipAsync(JSON.stringify({ fromUs, toUs, windows }));
-    return immutable(c, `${meta.sha256}.trace-events.${TRACE_FORM_VERSION}.${tracks.length === 1 ? tracks[0] : 'all'}.${fromUs}.${toUs}.${limit}`, body, 'application/json');
+    const tag = `${meta.sha256}.trace-events.${TRACE_FORM_VERSION}.${tracks.length === 1 ? tracks[0] : 'all'}.${fromUs}.${toUs}.${limit}`;
+    if (format === 'columns') return immutable(c, `${tag}.columns`, await gzipAsync(encodeWindowColumns(fromUs, toUs, windows)), COLUMNS_TYPE);
+    return immutable(c, tag, await gzipAsync(JSON.stringify({ fromUs, toUs, windows })), 'application/json');
   });
   return app;
 }

@@ -19,26 +19,20 @@ export interface EventWindow {
  * event (by start bucket), so a timeline drawn from it still shows what dominates each pixel.
  */
 export function eventWindow(track: number, blocks: readonly EventBlock[], strings: readonly string[], fromUs: number, toUs: number, limit: number): EventWindow {
-  const hits: { b: EventBlock; i: number }[] = [];
-  for (const b of blocks) {
-    for (let i = 0; i < b.start.length; i++) {
-      const s = b.start[i]!;
-      if (s > toUs) break;
-      if (s + b.dur[i]! >= fromUs) hits.push({ b, i });
+  /** Calls `hit` with each overlapping event (block, index), in order; a window over a million events makes no object per event. */
+  const scan = (hit: (b: EventBlock, i: number) => void): void => {
+    for (const b of blocks) {
+      for (let i = 0; i < b.start.length; i++) {
+        const s = b.start[i]!;
+        if (s > toUs) break;
+        if (s + b.dur[i]! >= fromUs) hit(b, i);
+      }
     }
-  }
-  let kept = hits;
-  if (hits.length > limit) {
-    const width = (toUs - fromUs) / limit || 1;
-    const best = new Map<number, { b: EventBlock; i: number }>();
-    for (const h of hits) {
-      const k = Math.min(limit - 1, Math.max(0, Math.floor((h.b.start[h.i]! - fromUs) / width)));
-      const cur = best.get(k);
-      if (!cur || h.b.dur[h.i]! > cur.b.dur[cur.i]!) best.set(k, h);
-    }
-    kept = [...best.keys()].sort((a, b) => a - b).map((k) => best.get(k)!);
-  }
-  const events = kept.map(({ b, i }): TraceEvent => {
+  };
+  let total = 0;
+  scan(() => total++);
+  const events: TraceEvent[] = [];
+  const eventOf = (b: EventBlock, i: number): TraceEvent => {
     const op = b.op[i]!;
     const mod = b.module[i]!;
     return {
@@ -46,6 +40,24 @@ export function eventWindow(track: number, blocks: readonly EventBlock[], string
       ...(op >= 0 ? { op: strings[op] ?? '' } : {}),
       ...(mod >= 0 ? { module: strings[mod] ?? '' } : {}),
     };
-  });
-  return { track, fromUs, toUs, total: hits.length, downsampled: hits.length > limit, events };
+  };
+  if (total <= limit) scan((b, i) => events.push(eventOf(b, i)));
+  else {
+    const width = (toUs - fromUs) / limit || 1;
+    const bestBlock: (EventBlock | undefined)[] = new Array<EventBlock | undefined>(limit);
+    const bestIndex = new Int32Array(limit);
+    scan((b, i) => {
+      const k = Math.min(limit - 1, Math.max(0, Math.floor((b.start[i]! - fromUs) / width)));
+      const cur = bestBlock[k];
+      if (!cur || b.dur[i]! > cur.dur[bestIndex[k]!]!) {
+        bestBlock[k] = b;
+        bestIndex[k] = i;
+      }
+    });
+    for (let k = 0; k < limit; k++) {
+      const b = bestBlock[k];
+      if (b) events.push(eventOf(b, bestIndex[k]!));
+    }
+  }
+  return { track, fromUs, toUs, total, downsampled: total > limit, events };
 }
