@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { analyze } from '@seam/shared/ir';
 import type { Annotation, RoomExport } from '@seam/shared/model';
 import { testAppWithDump, TINY_HLO, type TestApp, type TestRoom } from '../testing';
 
@@ -50,5 +52,26 @@ describe('room export', () => {
     const res = await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: other.tokens.owner });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('fills a spill marked from a selection from the stored analysis, and quotes the notes inertly', async () => {
+    const hlo = readFileSync(new URL('../../../test/fixtures/gate/attention-cpu/hlo-opt.txt', import.meta.url), 'utf8');
+    const hloId = await t.addDocument(room, 'attention.hlo', hlo);
+    const top = analyze(hlo, 'hlo-opt').index.spills[0]!;
+    const res = await t.call('POST', `/api/rooms/${room.id}/annotations`, {
+      token: room.tokens.annotator, json: { docId: hloId, from: top.from, to: top.to, kind: 'spill', body: 'the scores', author: { name: 'Ada' } },
+    });
+    expect(res.status).toBe(201);
+    t.deps.rooms.get(room.id).doc.getText('notes').insert(0, '<script>x</script>\n- not a list');
+
+    const e = (await (await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: room.tokens.viewer })).json()) as RoomExport;
+    expect(e.annotations[0]).toMatchObject({ instruction: top.producer, bytes: top.bytes, traffic: top.traffic, readers: top.consumers, figuresFrom: 'analysis' });
+    expect(e.notes).toBe('<script>x</script>\n- not a list');
+    expect(e.captures).toBeUndefined();
+    // Loose documents are never paired into a mapping table.
+    expect(e.mappings).toBeUndefined();
+    const md = await (await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: room.tokens.viewer })).text();
+    expect(md).toContain('## Notes\n\n> &lt;script&gt;x&lt;/script&gt;\n> \\- not a list\n');
+    expect(md).toContain(`· figures from the analysis · open`);
   });
 });

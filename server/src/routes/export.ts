@@ -1,8 +1,13 @@
 import { Hono, type Context } from 'hono';
-import { buildExport, DocumentKind, exportToJson, exportToMarkdown, readAnnotations, ROLES, type DocumentMeta, type GateReport, type GateUnavailable, type RoomExport } from '@seam/shared/model';
+import type { Analysis } from '@seam/shared/ir';
+import {
+  buildExport, DocumentKind, exportToJson, exportToMarkdown, mappingGroups, readAnnotations, readCaptures, RoomKey, ROLES,
+  type DocumentMeta, type GateReport, type GateUnavailable, type RoomExport,
+} from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { roomTitle } from '../room-title';
+import { gunzipAsync } from '../gunzip';
 import { captureGate, GateUnavailableError } from './gate';
 
 /** A file name from a room title: letters, digits, dashes; `room` when nothing is left. */
@@ -28,11 +33,27 @@ async function gatesOf(deps: AppDeps, roomId: string, documents: readonly Docume
 }
 
 /**
- * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents, then each
- * annotation with its quoted lines, kind, size, thread and status, then the gate of each capture group
- * with a trace), for any role. The browser's
- * Export button builds the same text with the same shared code. Whatever members wrote comes out as
- * inert text in both forms (no markup, no links).
+ * The stored analyses the export reads: the three layers of each capture or module group (for its
+ * mapping table) and the documents that spill annotations mark (for figures their authors left
+ * out). Each is decompressed off the event loop; a document without one is left out.
+ */
+async function analysesOf(deps: AppDeps, documents: readonly DocumentMeta[], spillDocs: ReadonlySet<string>): Promise<Map<string, Analysis>> {
+  const wanted = new Set(spillDocs);
+  for (const g of mappingGroups(documents)) for (const d of Object.values(g.layers)) wanted.add(d.id);
+  const loaded = await Promise.all(documents.filter((d) => wanted.has(d.id)).map(async (d) => {
+    const gz = deps.store.documents.analysisGzip(d.sha256);
+    return gz ? [d.id, JSON.parse((await gunzipAsync(gz)).toString('utf8')) as Analysis] as const : null;
+  }));
+  return new Map(loaded.filter((x) => x !== null));
+}
+
+/**
+ * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents; each
+ * annotation with its quoted lines, kind, size and traffic, thread and status; the notes; each
+ * capture with its provenance and cost figures; the mapping table of each capture or module group;
+ * the gate of each capture group with a trace), for any role. The browser's Export button
+ * downloads it. Whatever members wrote, and whatever dumps and runners hold, comes out as inert
+ * text in both forms (no markup, no links).
  */
 export function exportRoutes(deps: AppDeps): Hono {
   const { store, rooms } = deps;
@@ -49,7 +70,11 @@ export function exportRoutes(deps: AppDeps): Hono {
     const quoted = new Set(annotations.map((a) => a.docId));
     const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
     const gates = await gatesOf(deps, roomId, documents);
-    return buildExport({ roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}) });
+    const analyses = await analysesOf(deps, documents, new Set(annotations.filter((a) => a.kind === 'spill' && !a.trace).map((a) => a.docId)));
+    return buildExport({
+      roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}),
+      notes: doc.getText(RoomKey.notes).toString(), captures: readCaptures(doc), analysisOf: (docId) => analyses.get(docId),
+    });
   };
 
   app.get('/:id/export.md', async (c) => {

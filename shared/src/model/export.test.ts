@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { computeGate, indexHlo } from '../ir';
+import { analyze, computeGate, indexHlo, type Analysis } from '../ir';
 import { describe, expect, it } from 'vitest';
 import type { Annotation } from './annotation';
 import { quoteOf } from './annotation';
 import type { DocumentMeta } from './document';
 import { buildExport, exportToJson, exportToMarkdown, formatBytes, type ExportedAnnotation, type RoomExport } from './export';
 import type { GateReport } from './gate-report';
+import type { CaptureEntry } from './jobs';
 
 const TEXT = ['HloModule m', '', 'ENTRY main {', '  %p = f32[4]{0} parameter(0)', '  %fusion.3 = bf16[8192,8192]{1,0} fusion(%p), kind=kLoop, calls=%fc', '}'].join('\n');
 const DOCS: DocumentMeta[] = [
@@ -156,6 +157,7 @@ function scanMarkdown(md: string): { outside: string[]; blocks: { fence: string;
 describe('room export of hostile text', () => {
   const exported = fc.record({
     title: hostile, docTitle: hostile, name: hostile, body: hostile, reply: hostile, replier: hostile, instruction: hostile, quoted: hostile, docId: hostile,
+    notes: hostile, runner: hostile, device: hostile, flags: hostile, error: hostile, op: hostile,
   }).map((h): { e: RoomExport; quoted: string } => {
     const a: ExportedAnnotation = {
       id: 'a1', docId: h.docId, from: 0, to: 1, quote: { prefix: '', exact: h.quoted, suffix: '' }, kind: 'note', body: h.body,
@@ -166,6 +168,19 @@ describe('room export of hostile text', () => {
     const e: RoomExport = {
       format: 'seam-room-export', version: 1, room: { id: 'r', title: h.title }, exportedAt: 0,
       documents: [{ id: 'd', title: h.docTitle, kind: 'text', bytes: 1, sha256: 'x', createdAt: 0 }], annotations: [a],
+      notes: `${h.notes}.`,
+      captures: [{
+        captureId: 'c', label: h.docTitle, entry: 'f', args: [], status: 'failed', requestedBy: h.name, createdAt: 0, figures: { flops: 1 }, documents: [h.docTitle],
+        provenance: { runner: h.runner, platform: h.device, deviceKind: h.device, jax: h.device, xlaFlags: h.flags }, error: { reason: 'program-error', message: h.error },
+      }],
+      mappings: [{
+        group: 'capture:c', label: h.docTitle, stablehloWithoutLocs: true,
+        documents: { jaxpr: { id: 'j', title: h.docTitle }, stablehlo: { id: 's', title: h.title }, hlo: { id: 'h', title: h.name } },
+        rows: [{
+          equation: h.op, primitive: h.op, scope: h.op, line: 1, source: { opName: h.op, file: h.op, line: 1 },
+          stablehlo: [{ name: h.op, op: h.op, scope: h.op, line: 1 }], hlo: [{ name: h.op, op: h.op, scope: h.op, line: 1, fusion: h.op }],
+        }],
+      }],
     };
     return { e, quoted: h.quoted };
   });
@@ -182,7 +197,12 @@ describe('room export of hostile text', () => {
         expect(unescaped(line, ']')).toBe(0);
         expect(line).not.toMatch(/(^|[^\\])`/);
       }
-      expect(outside.filter((l) => l.startsWith('#'))).toEqual([`# ${outside[0]!.slice(2)}`, '## Documents', '## Annotations (1)', expect.stringMatching(/^### \*\*note\*\* · /)]);
+      expect(outside.filter((l) => l.startsWith('#'))).toEqual([
+        `# ${outside[0]!.slice(2)}`, '## Documents', '## Annotations (1)', expect.stringMatching(/^### \*\*note\*\* · /), '## Notes',
+        '## Captures (1)', expect.stringMatching(/^### /), '## Mapping tables (1)', expect.stringMatching(/^### /),
+      ]);
+      // Every table row has its six cells, whatever the names hold.
+      for (const row of outside.filter((l) => l.startsWith('| '))) expect(unescaped(row, '|')).toBe(7);
       expect(outside.filter((l) => /^\s*[~`]{3}/.test(l))).toEqual([]);
       expect(outside.filter((l) => /^> ([#+=|-]|\d+[.)])/.test(l))).toEqual([]);
     }), { numRuns: 300 });
@@ -269,5 +289,118 @@ describe('trace annotations in the export', () => {
     expect(md).toContain('op ``x`</code><img src=x onerror=alert(1)>`` in `[m](javascript:alert(1))`');
     expect(md).toContain('on &lt;script&gt;alert(1)&lt;/script&gt; # heading — Ada');
     expect(exportToJson(e)).not.toMatch(/[<>&]/);
+  });
+});
+
+describe('what the room knows, in the export', () => {
+  const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/ir/mlp/${name}`, import.meta.url), 'utf8');
+  const MLP = { jaxpr: fixture('jaxpr.txt'), stablehlo: fixture('stablehlo-debug.mlir'), hlo: fixture('hlo-opt.txt') };
+  const ATTENTION = readFileSync(new URL('../../../test/fixtures/gate/attention-cpu/hlo-opt.txt', import.meta.url), 'utf8');
+  const doc = (id: string, kind: DocumentMeta['kind'], over: Partial<DocumentMeta> = {}): DocumentMeta => ({ id, title: `${id}.txt`, kind, bytes: 1, sha256: id, createdAt: 0, ...over });
+  // Capture c1 holds the MLP's three layers; module group m1 holds a second copy; loose documents of each layer sit around them.
+  const documents: DocumentMeta[] = [
+    doc('loose-jaxpr', 'jaxpr'),
+    doc('c1-jaxpr', 'jaxpr', { captureId: 'c1' }), doc('c1-shlo', 'stablehlo', { captureId: 'c1' }), doc('c1-hlo', 'hlo', { captureId: 'c1' }), doc('c1-opt', 'hlo-opt', { captureId: 'c1' }),
+    doc('m1-opt', 'hlo-opt', { module: { groupId: 'g1', name: 'jit_mlp', number: 7, path: 'module_0007.jit_mlp.sm_8.0_gpu_after_optimizations.txt' } }),
+    doc('m1-jaxpr', 'jaxpr', { module: { groupId: 'g1', name: 'jit_mlp', number: 7, path: 'jaxpr.txt' } }),
+    doc('m1-shlo', 'stablehlo', { module: { groupId: 'g1', name: 'jit_mlp', number: 7, path: 'module_0007.jit_mlp.stablehlo.mlir' } }),
+    doc('c2-jaxpr', 'jaxpr', { captureId: 'c2' }), doc('c2-opt', 'hlo-opt', { captureId: 'c2' }),
+    doc('loose-shlo', 'stablehlo'), doc('loose-opt', 'hlo-opt'), doc('attention', 'hlo-opt'),
+  ];
+  const analyses = new Map<string, Analysis>();
+  for (const d of documents) {
+    const layer = d.kind === 'jaxpr' ? MLP.jaxpr : d.kind === 'stablehlo' ? MLP.stablehlo : MLP.hlo;
+    analyses.set(d.id, analyze(d.id === 'attention' ? ATTENTION : layer, d.kind));
+  }
+  const entry = (id: string, over: Partial<CaptureEntry> = {}): CaptureEntry => ({
+    id, status: 'done', attempt: 1, entry: 'mlp', args: [{ shape: [32, 64], dtype: 'bfloat16' }], capture: ['jaxpr'], requestedBy: 'Ada', createdAt: 5, updatedAt: 6, documents: [], ...over,
+  });
+  const captures: CaptureEntry[] = [
+    entry('c9', { status: 'failed', createdAt: 1, error: { reason: 'program-error', message: 'NameError: x' } }),
+    entry('c2', { createdAt: 3 }),
+    entry('c1', {
+      createdAt: 2,
+      provenance: {
+        runner: 'local', platform: 'cpu', deviceKind: 'cpu', deviceCount: 1, jax: '0.10.2', jaxlib: '0.10.2', python: '3.11.7', xlaFlags: '--xla_cpu_enable_fast_math=false',
+        bandwidth: { method: 'x + 1', bytes: 536_870_912, calls: 5, trials: 3, seconds: 0.016, bytesPerSecond: 33.18e9, bestBytesPerSecond: 34e9, deviceKind: 'cpu', nameplateBytesPerSecond: null, fractionOfNameplate: null },
+      },
+      analyses: { cost: JSON.parse(fixture('cost.json')) as unknown, memory: JSON.parse(fixture('memory.json')) as unknown },
+    }),
+  ];
+  const built = buildExport({ roomId: 'r', title: 'MLP lab', documents, annotations: [], textOf: () => undefined, now: 0, notes: 'Week 3: # the MLP\n<b>read</b> the fusion', captures, analysisOf: (id) => analyses.get(id) });
+
+  it('writes one mapping table per group with three layers, each from its own group, never pairing loose documents or two groups', () => {
+    expect(built.mappings?.map((m) => [m.group, m.label, m.documents.jaxpr.id, m.documents.stablehlo.id, m.documents.hlo.id])).toEqual([
+      ['capture:c1', 'capture #1', 'c1-jaxpr', 'c1-shlo', 'c1-opt'],
+      ['module:g1', 'module 0007 jit_mlp', 'm1-jaxpr', 'm1-shlo', 'm1-opt'],
+    ]);
+    const rows = built.mappings![0]!.rows;
+    const dot = rows.find((r) => r.primitive === 'dot_general');
+    expect(dot?.stablehlo.map((o) => o.op)).toContain('stablehlo.dot_general');
+    expect(dot?.hlo.length).toBeGreaterThan(0);
+    expect(built.mappings![0]!.stablehloWithoutLocs).toBe(false);
+    const md = exportToMarkdown(built);
+    expect(md).toContain('## Mapping tables (2)');
+    expect(md).toContain('### capture #1\n\njaxpr c1-jaxpr.txt · StableHLO c1-shlo.txt · HLO c1-opt.txt, all of capture #1.');
+    expect(md).toContain('### module 0007 jit\\_mlp');
+    expect(md).toMatch(/\n\| \d+ \| d \| dot\\_general \| [^|]*program\.py:5:23 \| [^|]*stablehlo\.dot\\_general[^|]* \| [^|]+ \|\n/);
+  });
+
+  it('has no mapping table when it is given no analyses, or a layer of a group has none', () => {
+    expect(buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0 }).mappings).toBeUndefined();
+    const some = buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0, analysisOf: (id) => (id === 'c1-shlo' ? undefined : analyses.get(id)) });
+    expect(some.mappings?.map((m) => m.group)).toEqual(['module:g1']);
+  });
+
+  it('says when a group’s StableHLO has no debug info to join on', () => {
+    const bare = analyze(fixture('stablehlo.mlir'), 'stablehlo');
+    const e = buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0, analysisOf: (id) => (id === 'c1-shlo' ? bare : analyses.get(id)) });
+    expect(e.mappings?.[0]).toMatchObject({ group: 'capture:c1', stablehloWithoutLocs: true });
+    expect(e.mappings?.[0]?.rows.every((r) => r.stablehlo.length === 0)).toBe(true);
+    expect(exportToMarkdown(e)).toContain('The StableHLO was printed without debug info');
+  });
+
+  it('lists each capture in document-list order with its provenance and cost figures, then those that left no documents', () => {
+    expect(built.captures?.map((c) => [c.captureId, c.label])).toEqual([['c1', 'capture #1'], ['c2', 'capture #2'], ['c9', 'capture c9']]);
+    expect(built.captures?.[0]).toMatchObject({
+      documents: ['c1-jaxpr.txt', 'c1-shlo.txt', 'c1-hlo.txt', 'c1-opt.txt'],
+      figures: { flops: 563_360, bytesAccessed: 38_464, argumentBytes: 20_736, outputBytes: 64, tempBytes: 8832 },
+    });
+    const md = exportToMarkdown(built);
+    expect(md).toContain('## Captures (3)');
+    expect(md).toContain([
+      '### capture #1 · `mlp(bf16[32,64])` · done', '', 'Requested by Ada, 1970-01-01T00:00:00.002Z.', '',
+      '- runner: local', '- device: cpu', '- versions: JAX 0.10.2 · jaxlib 0.10.2 · Python 3.11.7', '- XLA flags: --xla\\_cpu\\_enable\\_fast\\_math=false',
+      '- bandwidth: 33.18 GB/s measured copy (best 34.00 GB/s)', '- cost analysis: 563,360 FLOPs · 38,464 B (37.6 KiB) accessed',
+      '- memory analysis: arguments 20,736 B (20.3 KiB) · output 64 B · temporaries 8,832 B (8.6 KiB)',
+      '- documents: c1-jaxpr.txt; c1-shlo.txt; c1-hlo.txt; c1-opt.txt',
+    ].join('\n'));
+    expect(md).toContain('### capture c9 · `mlp(bf16[32,64])` · failed');
+    expect(md).toContain('- error: program-error: NameError: x');
+  });
+
+  it('quotes the notes line by line as inert text', () => {
+    expect(built.notes).toBe('Week 3: # the MLP\n<b>read</b> the fusion');
+    expect(exportToMarkdown(built)).toContain('## Notes\n\n> Week 3: # the MLP\n> &lt;b&gt;read&lt;/b&gt; the fusion\n');
+    expect(buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0, notes: ' \n ' }).notes).toBeUndefined();
+  });
+
+  it('gives a spill marked from a selection the size, traffic and readers of the candidate it marks, from the analysis', () => {
+    const top = analyses.get('attention')!.index.spills[0]!;
+    const line = ATTENTION.split('\n')[top.line - 1]!;
+    const lineFrom = ATTENTION.indexOf(line);
+    const marked = annotation({ id: 's1', docId: 'attention', kind: 'spill', from: lineFrom + 2, to: lineFrom + 12 }, ATTENTION);
+    const plain = annotation({ id: 's2', docId: 'attention', kind: 'note', from: lineFrom + 2, to: lineFrom + 12 }, ATTENTION);
+    const e = buildExport({ roomId: 'r', title: 't', documents, annotations: [marked, plain], textOf: (id) => (id === 'attention' ? ATTENTION : undefined), now: 0, analysisOf: (id) => analyses.get(id) });
+    expect(e.annotations[0]).toMatchObject({ id: 's1', instruction: top.producer, bytes: top.bytes, traffic: top.traffic, readers: top.consumers, figuresFrom: 'analysis' });
+    expect(e.annotations[1]).not.toHaveProperty('bytes');
+    const md = exportToMarkdown(e);
+    expect(md).toContain(`### **spill** · \`${top.producer}\` · ${formatBytes(top.bytes)} · ${formatBytes(top.traffic)} traffic · figures from the analysis · open`);
+    expect(md).toContain(`Read back by ${top.consumers.map((c) => `\`${c}\``).join(', ')}.`);
+    // The author's own figures stay as written.
+    const own = { ...marked, id: 's3', instruction: top.producer, bytes: 1, traffic: 2 };
+    const kept = buildExport({ roomId: 'r', title: 't', documents, annotations: [own], textOf: () => ATTENTION, now: 0, analysisOf: (id) => analyses.get(id) }).annotations[0];
+    expect(kept).toMatchObject({ bytes: 1, traffic: 2, readers: top.consumers });
+    expect(kept).not.toHaveProperty('figuresFrom');
   });
 });

@@ -1,12 +1,18 @@
+import type { Analysis, MappingRow, SpillCandidate } from '../ir/types';
 import { isAnchored, type Annotation } from './annotation';
 import { traceAnchorLabel } from './annotation-trace';
+import { provenanceFacts } from './capture-facts';
 import type { DocumentMeta } from './document';
+import { exportCaptures, type ExportedCapture } from './export-capture';
+import { exportMappings, mappingGroups, type ExportedMapping } from './export-mapping';
 import type { GateReport, GateUnavailable } from './gate-report';
+import { formatArgSpec, type CaptureEntry } from './jobs';
 
 /**
- * The room as a report: its documents, then every annotation with the lines it quotes. Built the
- * same way by the server (`GET /api/rooms/:id/export.md`, `…/export.json`) and the browser's Export
- * button, so both give the same text.
+ * The room as a report: its documents, every annotation with the lines it quotes, the room's
+ * notes, each capture with its provenance, the mapping table of each capture or module group and
+ * the gates. Built by the server (`GET /api/rooms/:id/export.md`, `…/export.json`), which the
+ * browser's Export button downloads.
  */
 
 /** One annotation in an export: the annotation itself plus where it sits and what it quotes. */
@@ -19,6 +25,14 @@ export interface ExportedAnnotation extends Annotation {
   /** The whole lines the range touches, or the quoted exact text when the anchor is detached. */
   readonly quoted: string;
   readonly detached: boolean;
+  /**
+   * For a spill annotation written without its figures (marked from a selection): `analysis` when
+   * its instruction, size and traffic were filled in from the spill candidate of the dump's
+   * analysis that it marks (by instruction name, else by overlapping the candidate's line).
+   */
+  readonly figuresFrom?: 'analysis';
+  /** The kernels that read a spill back, when its candidate is known. */
+  readonly readers?: readonly string[];
 }
 
 /** The JSON form of the export (`…/export.json`). */
@@ -29,6 +43,12 @@ export interface RoomExport {
   readonly exportedAt: number;
   readonly documents: readonly DocumentMeta[];
   readonly annotations: readonly ExportedAnnotation[];
+  /** The room's co-edited notes; absent when empty. */
+  readonly notes?: string;
+  /** The room's captures with their provenance and cost figures; absent when there are none. */
+  readonly captures?: readonly ExportedCapture[];
+  /** One mapping table per capture or module group holding all three layers; absent when there are none. */
+  readonly mappings?: readonly ExportedMapping[];
   /** The gate of each capture group with a trace, as the server computes it from what it stored (default candidate and bar); absent when none was given. */
   readonly gates?: readonly (GateReport | GateUnavailable)[];
 }
@@ -44,7 +64,20 @@ export interface ExportInput {
   readonly now: number;
   /** Gates of the room's capture groups, when the builder computed them. */
   readonly gates?: readonly (GateReport | GateUnavailable)[];
+  /** The room's notes text. */
+  readonly notes?: string;
+  /** The room's capture entries (the server-written `captures` map). */
+  readonly captures?: readonly CaptureEntry[];
+  /**
+   * A document's stored analysis, or `undefined` when it has none: the mapping tables (the three
+   * layers of each group, see `mappingGroups`) and the figures of spill annotations written without
+   * them (their documents) read it. Without it the export has no mapping tables.
+   */
+  readonly analysisOf?: (docId: string) => Analysis | undefined;
 }
+
+/** Rows of one mapping table the Markdown form lists; the JSON form holds them all. */
+export const MAX_MAPPING_ROWS = 500;
 
 /** Longest quoted excerpt kept per annotation, in lines; a longer range is cut with a marker line. */
 export const MAX_QUOTED_LINES = 20;
@@ -65,7 +98,30 @@ function wholeLines(text: string, from: number, to: number): string {
   return [...lines.slice(0, MAX_QUOTED_LINES), `… ${lines.length - MAX_QUOTED_LINES} more lines`].join('\n');
 }
 
-/** Documents in list order, then annotations in document order and by position within each. */
+/** The spill candidate a spill annotation marks: by its instruction name, else the first (most traffic) whose span it overlaps. */
+function spillMarked(spills: readonly SpillCandidate[], a: Annotation): SpillCandidate | undefined {
+  const name = a.instruction?.replace(/^%/, '');
+  if (name !== undefined) return spills.find((s) => s.producer === name);
+  return spills.find((s) => s.from < Math.max(a.to, a.from + 1) && a.from < s.to);
+}
+
+/** A spill annotation with the figures its author did not write, from the analysis of the dump it marks. */
+function withSpillFigures(a: ExportedAnnotation, spills: readonly SpillCandidate[] | undefined): ExportedAnnotation {
+  if (a.kind !== 'spill' || a.detached || a.trace || !spills) return a;
+  const s = spillMarked(spills, a);
+  if (!s) return a;
+  const missing = a.bytes === undefined || a.traffic === undefined || a.instruction === undefined;
+  return {
+    ...a, instruction: a.instruction ?? s.producer, bytes: a.bytes ?? s.bytes, traffic: a.traffic ?? s.traffic, readers: s.consumers,
+    ...(missing ? { figuresFrom: 'analysis' as const } : {}),
+  };
+}
+
+/**
+ * Documents in list order, then annotations in document order and by position within each, the
+ * notes, the captures (in document-list order), one mapping table per group with three analysed
+ * layers, and the gates.
+ */
 export function buildExport(input: ExportInput): RoomExport {
   const titles = new Map(input.documents.map((d) => [d.id, d.title]));
   const order = new Map(input.documents.map((d, i) => [d.id, i]));
@@ -83,9 +139,19 @@ export function buildExport(input: ExportInput): RoomExport {
     // A trace annotation marks an op or a time range, not text: its anchor is what it quotes.
     if (a.trace) return { ...a, document, quoted: '', detached: false };
     if (text === undefined || !isAnchored(text, a)) return { ...a, document, quoted: a.quote.exact, detached: text !== undefined };
-    return { ...a, document, lineFrom: lineAt(text, a.from), lineTo: lineAt(text, Math.max(a.from, a.to - 1)), quoted: wholeLines(text, a.from, a.to), detached: false };
+    const e: ExportedAnnotation = { ...a, document, lineFrom: lineAt(text, a.from), lineTo: lineAt(text, Math.max(a.from, a.to - 1)), quoted: wholeLines(text, a.from, a.to), detached: false };
+    return a.kind === 'spill' ? withSpillFigures(e, input.analysisOf?.(a.docId)?.index.spills) : e;
   });
-  return { format: 'seam-room-export', version: 1, room: { id: input.roomId, title: input.title }, exportedAt: input.now, documents: input.documents, annotations, ...(input.gates ? { gates: input.gates } : {}) };
+  const notes = input.notes?.trim() ? input.notes : undefined;
+  const captures = input.captures && input.captures.length > 0 ? exportCaptures(input.documents, input.captures) : [];
+  const mappings = input.analysisOf ? exportMappings(mappingGroups(input.documents), input.analysisOf) : [];
+  return {
+    format: 'seam-room-export', version: 1, room: { id: input.roomId, title: input.title }, exportedAt: input.now, documents: input.documents, annotations,
+    ...(notes !== undefined ? { notes } : {}),
+    ...(captures.length > 0 ? { captures } : {}),
+    ...(mappings.length > 0 ? { mappings } : {}),
+    ...(input.gates ? { gates: input.gates } : {}),
+  };
 }
 
 /** `134217728` → `134,217,728 B (128 MiB)`. */
@@ -156,6 +222,7 @@ function annotationMarkdown(a: ExportedAnnotation): string {
   if (a.instruction) head.push(codeSpan(a.instruction));
   if (a.bytes !== undefined) head.push(formatBytes(a.bytes));
   if (a.traffic !== undefined) head.push(`${formatBytes(a.traffic)} traffic`);
+  if (a.figuresFrom === 'analysis') head.push('figures from the analysis');
   head.push(a.resolved ? 'resolved' : 'open');
   if (a.detached) head.push('detached');
   const where = a.trace
@@ -166,6 +233,7 @@ function annotationMarkdown(a: ExportedAnnotation): string {
   const out = [`### ${head.join(' · ')}`, '', `${where} — ${text(a.author.name)}, ${isoTime(a.createdAt)}`];
   if (!a.trace) out.push('', f, quoted, f);
   if (a.body.trim()) out.push('', quoteBlock(a.body));
+  if (a.readers && a.readers.length > 0) out.push('', `Read back by ${a.readers.map(codeSpan).join(', ')}.`);
   if (a.replies.length > 0) {
     out.push('', 'Thread:', '');
     for (const r of a.replies) out.push(`- **${text(r.author.name)}**: ${text(r.body)}`);
@@ -189,7 +257,58 @@ function gateMarkdown(g: GateReport | GateUnavailable): string {
   return out.join('\n');
 }
 
-/** The export as Markdown: title, documents, each annotation with its quoted lines, kind, size, thread and status, then the gates. */
+/** The room's notes, each line quoted as inert text. */
+function notesMarkdown(notes: string): string {
+  return quoteBlock(notes.replace(/\s+$/, ''));
+}
+
+/** `563,360` */
+const exact = (n: number): string => n.toLocaleString('en-US');
+
+/** One capture: what ran and how it ended, then its provenance and cost figures, one fact a line, as inert text. */
+function captureMarkdown(c: ExportedCapture): string {
+  const call = `${c.entry}(${c.args.map(formatArgSpec).join(', ')})`;
+  const out = [`### ${text(c.label)} · ${codeSpan(call)} · ${text(c.status)}`, '', `Requested by ${text(c.requestedBy)}, ${isoTime(c.createdAt)}.`, ''];
+  for (const f of c.provenance ? provenanceFacts(c.provenance) : []) out.push(`- ${text(f.label)}: ${text(f.value)}`);
+  const g = c.figures;
+  const cost = [g.flops !== undefined && `${exact(g.flops)} FLOPs`, g.transcendentals !== undefined && `${exact(g.transcendentals)} transcendentals`, g.bytesAccessed !== undefined && `${formatBytes(g.bytesAccessed)} accessed`].filter(Boolean);
+  if (cost.length > 0) out.push(`- cost analysis: ${cost.join(' · ')}`);
+  const memory = [g.argumentBytes !== undefined && `arguments ${formatBytes(g.argumentBytes)}`, g.outputBytes !== undefined && `output ${formatBytes(g.outputBytes)}`, g.tempBytes !== undefined && `temporaries ${formatBytes(g.tempBytes)}`].filter(Boolean);
+  if (memory.length > 0) out.push(`- memory analysis: ${memory.join(' · ')}`);
+  if (c.documents.length > 0) out.push(`- documents: ${c.documents.map(text).join('; ')}`);
+  if (c.error) out.push(`- error: ${text(c.error.reason)}: ${text(c.error.message)}`);
+  if (out[out.length - 1] === '') out.pop();
+  return out.join('\n');
+}
+
+/** A table cell: inert text in which `|` cannot end the cell. */
+function cell(s: string): string {
+  return text(s).replace(/\|/g, '\\|');
+}
+
+/** One row of a mapping table: the equation's line, name, primitive, source, and the ops it became. */
+function mappingRow(r: MappingRow): string {
+  const src = [r.source.opName, r.source.file !== undefined ? `${r.source.file}:${r.source.line ?? ''}${r.source.column !== undefined ? `:${r.source.column}` : ''}` : undefined].filter(Boolean).join(' @ ');
+  const shlo = r.stablehlo.map((o) => `${o.name} ${o.op}`).join(', ');
+  const hlo = r.hlo.map((o) => `${o.name} (${o.op}${o.fusion ? ` in ${o.fusion}` : ''})`).join(', ');
+  return `| ${r.line} | ${cell(r.equation)} | ${cell(r.primitive)} | ${cell(src)} | ${cell(shlo)} | ${cell(hlo)} |`;
+}
+
+/** One group's mapping table: which group and documents it pairs, then at most `MAX_MAPPING_ROWS` rows. */
+function mappingMarkdown(m: ExportedMapping): string {
+  const d = m.documents;
+  const out = [`### ${text(m.label)}`, '', `jaxpr ${text(d.jaxpr.title)} · StableHLO ${text(d.stablehlo.title)} · HLO ${text(d.hlo.title)}, all of ${text(m.label)}.`];
+  if (m.stablehloWithoutLocs) out.push('', 'The StableHLO was printed without debug info (`as_text(debug_info=True)` keeps it), so no StableHLO op is joined.');
+  out.push('', '| line | equation | primitive | source | StableHLO | HLO |', '|---:|---|---|---|---|---|');
+  for (const r of m.rows.slice(0, MAX_MAPPING_ROWS)) out.push(mappingRow(r));
+  if (m.rows.length > MAX_MAPPING_ROWS) out.push('', `… ${m.rows.length - MAX_MAPPING_ROWS} more rows; the JSON export holds them all.`);
+  return out.join('\n');
+}
+
+/**
+ * The export as Markdown: title, documents, each annotation with its quoted lines, kind, size,
+ * thread and status, the notes, the captures with their provenance, the mapping tables and the gates.
+ */
 export function exportToMarkdown(e: RoomExport): string {
   const out = [`# ${text(e.room.title)}`, '', `Exported ${isoTime(e.exportedAt)}.`, '', '## Documents', ''];
   if (e.documents.length === 0) out.push('No documents.');
@@ -197,6 +316,15 @@ export function exportToMarkdown(e: RoomExport): string {
   out.push('', `## Annotations (${e.annotations.length})`);
   if (e.annotations.length === 0) out.push('', 'No annotations.');
   for (const a of e.annotations) out.push('', annotationMarkdown(a));
+  if (e.notes !== undefined) out.push('', '## Notes', '', notesMarkdown(e.notes));
+  if (e.captures && e.captures.length > 0) {
+    out.push('', `## Captures (${e.captures.length})`);
+    for (const c of e.captures) out.push('', captureMarkdown(c));
+  }
+  if (e.mappings && e.mappings.length > 0) {
+    out.push('', `## Mapping tables (${e.mappings.length})`);
+    for (const m of e.mappings) out.push('', mappingMarkdown(m));
+  }
   if (e.gates && e.gates.length > 0) {
     out.push('', `## Gates (${e.gates.length})`);
     for (const g of e.gates) out.push('', gateMarkdown(g));

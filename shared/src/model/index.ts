@@ -10,6 +10,7 @@ export * from './export';
 export * from './export-capture';
 export * from './export-mapping';
 export * from './capture-facts';
+export * from './capture-doc';
 export * from './gate-report';
 export * from './layer-groups';
 export * from './import';

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { isFinalStatus, RoomKey, SettingKey, type CaptureEntry } from '@seam/shared/model';
+import { isFinalStatus, readCaptures, RoomKey, SettingKey, type CaptureEntry } from '@seam/shared/model';
 import { ApiError } from '../api';
 import type { CaptureApi, RunnerListing } from '../capture-api';
 import { buildRequest, EMPTY_FORM, MLP_EXAMPLE, parseSpecs, type CaptureForm, type ParsedSpecs } from '../capture-form';
@@ -14,13 +14,6 @@ export const RUNNER_POLL_MS = 5000;
 export interface CaptureRoom {
   readonly role: string | null;
   readonly canWrite: boolean;
-}
-
-function readEntry(id: string, raw: unknown): CaptureEntry | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const e = raw as Partial<CaptureEntry>;
-  if (typeof e.status !== 'string' || typeof e.entry !== 'string') return null;
-  return { ...(e as CaptureEntry), id, documents: Array.isArray(e.documents) ? e.documents : [], args: Array.isArray(e.args) ? e.args : [] };
 }
 
 function message(e: unknown): string {
@@ -73,27 +66,20 @@ export class CaptureState {
     const captures = doc.getMap<unknown>(RoomKey.captures);
     const settings = doc.getMap<unknown>(RoomKey.settings);
     const programs = doc.getMap<unknown>(RoomKey.programs);
-    const readCaptures = () => {
-      const out: CaptureEntry[] = [];
-      for (const [id, raw] of captures) {
-        const e = readEntry(id, raw);
-        if (e) out.push(e);
-      }
-      this.live = out;
-    };
+    const readLive = () => (this.live = readCaptures(doc));
     const readSettings = () => (this.allowAnnotators = settings.get(SettingKey.allowAnnotatorCapture) === true);
     const readProgram = () => {
       const t = programs.get(PROGRAM_NAME);
       this.program = t instanceof Y.Text ? t : null;
     };
-    captures.observe(readCaptures);
+    captures.observe(readLive);
     settings.observe(readSettings);
     programs.observe(readProgram);
-    readCaptures();
+    readLive();
     readSettings();
     readProgram();
     return () => {
-      captures.unobserve(readCaptures);
+      captures.unobserve(readLive);
       settings.unobserve(readSettings);
       programs.unobserve(readProgram);
       if (this.doc === doc) this.doc = null;
