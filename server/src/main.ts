@@ -5,8 +5,10 @@ import { checkLocalSandbox, localRunnerSandbox, superviseLocalRunner } from './l
 import { startServer } from './server';
 
 /**
- * `npm start`: the server from the environment (see `loadConfig`), serving `web/dist`. Prints one
- * JSON line `{"listening":{"port":N}}` on stdout once it accepts connections; logs go to stderr.
+ * `npm start`: the server from the environment (see `loadConfig`), serving `web/dist`. Once it
+ * accepts connections it prints two lines on stdout: the JSON `{"listening":{"port":N,"url":…}}`
+ * for scripts, then `Seam is running: open http://127.0.0.1:8080/` for people (the public URL
+ * when `SEAM_PUBLIC_URL` is set). Logs (pino, JSON) go to stderr.
  */
 const config = loadConfig(process.env);
 const log = pino({ level: config.logLevel }, pino.destination(2));
@@ -17,6 +19,8 @@ const sandbox = config.runner ? localRunnerSandbox(await checkLocalSandbox(proce
 if (sandbox?.warning) log.warn({ runner: 'local' }, sandbox.warning);
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
+const openAt = config.publicUrl !== undefined && URL.canParse(config.publicUrl) ? config.publicUrl : server.url;
+process.stdout.write(`Seam is running: open ${new URL(openAt).href}\n`);
 // Unless SEAM_RUNNER=off: a CPU runner for this server in a child process, which builds its JAX
 // virtualenv on first use, and is started again with backoff when it dies.
 const localRunner = config.runner
