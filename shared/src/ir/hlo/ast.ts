@@ -68,6 +68,8 @@ export interface HloFileLocation {
   readonly fileNameId: number;
   readonly functionNameId: number;
   readonly line: number;
+  /** `column=`, as JAX records it (Python's 0-based offset); absent when not printed. */
+  readonly column?: number;
 }
 
 /** The stack-frame tables newer XLA prints after the module header instead of inline source. */

@@ -338,14 +338,18 @@ function frameCount(f: HloStackFrames): number {
 function sourceOf(m: HloMetadata, frames: HloStackFrames): SourceRef {
   let file = m.sourceFile;
   let line = m.sourceLine;
+  let column: number | undefined;
   if (m.stackFrameId !== undefined && (file === undefined || line === undefined)) {
     const f = resolveFrame(frames, m.stackFrameId);
+    // The frame's column only goes with the frame's own line.
+    if (line === undefined && f?.line !== undefined) column = f.column;
     file ??= f?.file;
     line ??= f?.line;
   }
-  const out: { opName?: string; file?: string; line?: number } = {};
+  const out: { opName?: string; file?: string; line?: number; column?: number } = {};
   if (m.opName !== undefined) out.opName = m.opName;
   if (file !== undefined) out.file = file;
   if (line !== undefined) out.line = line;
+  if (column !== undefined) out.column = column;
   return out;
 }

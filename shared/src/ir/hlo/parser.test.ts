@@ -75,7 +75,7 @@ ENTRY %main (x: f32[2]) -> f32[2] {
     expect(r.diagnostics).toEqual([]);
     const m = r.ast.modules[0];
     expect(m?.stackFrames.fileNames.get(1)).toBe('/tmp/model.py');
-    expect(m?.stackFrames.fileLocations.get(2)).toEqual({ fileNameId: 1, functionNameId: 2, line: 3 });
+    expect(m?.stackFrames.fileLocations.get(2)).toEqual({ fileNameId: 1, functionNameId: 2, line: 3, column: 11 });
     expect(m?.stackFrames.frames.get(2)).toEqual({ fileLocationId: 2, parentFrameId: 1 });
     expect(m?.computations[0]?.instructions[0]?.metadata?.stackFrameId).toBe(2);
   });

@@ -33,7 +33,9 @@ export function parseStackFrameSection(s: Scanner, section: StackFrameSection, i
     } else if (s.peek() === Ch.lbrace) {
       const fields = parseFields(s);
       if (section === 'FileLocations') {
-        into.fileLocations.set(id, { fileNameId: fields.get('file_name_id') ?? 0, functionNameId: fields.get('function_name_id') ?? 0, line: fields.get('line') ?? 0 });
+        const column = fields.get('column');
+        const loc = { fileNameId: fields.get('file_name_id') ?? 0, functionNameId: fields.get('function_name_id') ?? 0, line: fields.get('line') ?? 0 };
+        into.fileLocations.set(id, column === undefined ? loc : { ...loc, column });
       } else if (section === 'StackFrames') {
         into.frames.set(id, { fileLocationId: fields.get('file_location_id') ?? 0, parentFrameId: fields.get('parent_frame_id') ?? 0 });
       } else {
@@ -71,11 +73,11 @@ function parseFields(s: Scanner): Map<string, number> {
   }
 }
 
-/** File and line of a frame id, and the function it is in; undefined when the tables lack it. */
-export function resolveFrame(t: HloStackFrames, frameId: number): { file?: string; line?: number; fn?: string } | undefined {
+/** File, line and column of a frame id, and the function it is in; undefined when the tables lack it. */
+export function resolveFrame(t: HloStackFrames, frameId: number): { file?: string; line?: number; column?: number; fn?: string } | undefined {
   const frame = t.frames.get(frameId);
   if (!frame) return undefined;
   const loc = t.fileLocations.get(frame.fileLocationId);
   if (!loc) return undefined;
-  return { file: t.fileNames.get(loc.fileNameId), line: loc.line || undefined, fn: t.functionNames.get(loc.functionNameId) };
+  return { file: t.fileNames.get(loc.fileNameId), line: loc.line || undefined, column: loc.column, fn: t.functionNames.get(loc.functionNameId) };
 }

@@ -92,7 +92,7 @@ describe('indexing HLO while it is parsed', () => {
     for (const text of [`HloModule m\n${frames}${fused}${entry}`, `HloModule m\n${fused}${entry}${frames}`]) {
       const { index, diagnostics } = indexHlo(text, 'hlo-opt');
       expect(diagnostics).toEqual([]);
-      expect(index.keys.find((k) => k.name === 'add.1')?.source).toEqual({ opName: 'jit(f)/add', file: '/src/model.py', line: 9 });
+      expect(index.keys.find((k) => k.name === 'add.1')?.source).toEqual({ opName: 'jit(f)/add', file: '/src/model.py', line: 9, column: 1 });
     }
   });
 
