@@ -123,10 +123,32 @@ export interface SpillCandidate extends Span {
   readonly bytes: number;
   /** Consuming kernels, by instruction name. */
   readonly consumers: readonly string[];
-  /** bytes × (1 write + 1 read per consuming kernel). */
+  /**
+   * bytes × (1 write + 1 read per consuming kernel), times `loop.trips` when the producer runs in
+   * while loops whose trip counts XLA knows (and does not update the value in place).
+   */
   readonly traffic: number;
   /** When the producer writes a tuple (a multi-output fusion), the element read: `[1]` is `{1}`. */
   readonly outputIndex?: readonly number[];
+  /** Set when the producer runs inside a while body (or condition); absent outside loops. */
+  readonly loop?: LoopInfo;
+}
+
+/** The while loops a spill candidate's producer runs in. */
+export interface LoopInfo {
+  /** The enclosing while instructions, outermost first. */
+  readonly whiles: readonly string[];
+  /**
+   * Runs of the producer per run of the program: the product of the loops' `known_trip_count`s;
+   * absent when XLA proved no trip count for some loop (traffic then counts one trip).
+   */
+  readonly trips?: number;
+  /**
+   * The producer writes a slice of a loop-carried buffer in place (a dynamic-update-slice, as a
+   * `scan` stacking its outputs does): the trips together write the buffer once, so its traffic is
+   * not multiplied.
+   */
+  readonly inPlace?: boolean;
 }
 
 /** One operand or result of a kernel: its value's name (operands), type as printed and bytes. */
@@ -167,6 +189,12 @@ export interface CrossLayerKey extends Span {
   readonly source: SourceRef;
   /** HLO: the fusion instruction whose fused computation holds this instruction. */
   readonly fusion?: string;
+  /**
+   * HLO, StableHLO: the op sits in a computation or region another op applies per element (a
+   * reduce's reducer, a sort's comparator, a scatter's combiner); it is part of that op and is
+   * joined to no equation of its own.
+   */
+  readonly applied?: true;
 }
 
 /** Everything the views need about one dump, computed once at ingest. */

@@ -9,6 +9,7 @@ import { findSpills, formatType } from './spills';
 import { valueBytes } from '../shape';
 import { internalized } from './scanner';
 import { resolveFrame } from './stack-frames';
+import { knownTripCount, loopFacts } from './loops';
 
 const NO_SOURCE: SourceRef = Object.freeze({});
 
@@ -99,6 +100,10 @@ export class ModuleIndex {
    * instruction, whose operand names would then outlive its computation).
    */
   private readonly fusionCaller = new Map<string, { readonly name: string; readonly kind: string | undefined }>();
+  /** Reducers, comparators and combiners: computations named by `to_apply` of other than `call`. */
+  private readonly applied = new Set<string>();
+  /** Trip counts of whiles and in-place update roots, for the spill pass. */
+  private readonly loops = loopFacts();
   /** Names of while bodies and conditions, branches and `call` targets. */
   private readonly callTargets = new Set<string>();
   /** Computations that hold a while, conditional or call. */
@@ -128,6 +133,7 @@ export class ModuleIndex {
     const open = this.open?.scope === scope ? this.open : this.begin(scope, module);
     const lists = this.lists;
     if (ins.opcode !== 'parameter') open.ops++;
+    if (ins.isRoot && ins.opcode === 'dynamic-update-slice') this.loops.updateRoots.add(open.name);
     // Every instruction that calls a computation names it in an attribute.
     if (ins.attrs !== undefined && this.noteCalls(ins)) open.calls = true;
     const line = this.lines.lineAt(ins.from);
@@ -199,10 +205,13 @@ export class ModuleIndex {
           for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, name);
         }
         return false;
-      case 'while':
+      case 'while': {
         this.addTarget(ins.attrs?.body);
         this.addTarget(ins.attrs?.condition);
+        const trips = knownTripCount(this.text.slice(ins.from, ins.to));
+        if (trips !== undefined) this.loops.tripCounts.set(ins.name, trips);
         return true;
+      }
       case 'conditional':
         for (const b of ins.attrs?.branches ?? []) this.addTarget(b);
         return true;
@@ -210,6 +219,7 @@ export class ModuleIndex {
         this.addTarget(ins.attrs?.toApply ?? ins.attrs?.calls?.[0]);
         return true;
       default:
+        if (ins.attrs?.toApply !== undefined) this.applied.add(ins.attrs.toApply);
         return false;
     }
   }
@@ -253,6 +263,8 @@ export class ModuleIndex {
     if (this.framesAtStart >= 0 && frameCount(module.stackFrames) !== this.framesAtStart) {
       for (const [m, source] of this.sources) Object.assign(source, sourceOf(m, module.stackFrames));
     }
+    const keys = this.lists.keys as MutableKey[];
+    for (const name of this.applied) for (const c of this.byName.get(name) ?? []) for (let i = c.keyFrom; i < c.keyTo; i++) (keys[i] as MutableKey).applied = true;
     const outline = this.computations.map((c) => this.outlineOf(c));
     return { outline, spills: this.withSpills ? this.spills(module) : [] };
   }
@@ -283,7 +295,7 @@ export class ModuleIndex {
       const released = this.fusionCaller.has(c.name) && !this.callTargets.has(c.name) && c !== entry;
       if (released) (whole[i] as HloComputation).instructions.length = 0;
     });
-    return findSpills(graph, this.lines);
+    return findSpills(graph, this.lines, this.loops);
   }
 
   private reread(c: Indexed): HloComputation {

@@ -1,8 +1,9 @@
 import { typeAt, valueBytes } from '../shape';
-import type { SpillCandidate, ValueType } from '../types';
+import type { LoopInfo, SpillCandidate, ValueType } from '../types';
 import type { HloComputation, HloInstruction } from './ast';
 import type { ModuleGraph } from './graph';
 import type { LineMap } from './line-map';
+import { loopFacts, loopsOf, type LoopFacts } from './loops';
 
 /**
  * Instructions that launch no kernel and move no data: they pass values through (bitcast, tuple,
@@ -38,10 +39,12 @@ interface Record {
  * targets). Each operand of a kernel is followed through bitcasts, tuples, get-tuple-element,
  * parameters (to the caller's operands, and for while bodies also to the body's root, the loop-carried
  * value) and control-flow results (to the roots of bodies and branches) to the kernels that wrote
- * it. Bytes are those of the value read; traffic is bytes × (1 write + 1 read per consuming kernel).
- * Ranked by traffic, then bytes, then name.
+ * it. Bytes are those of the value read; traffic is bytes × (1 write + 1 read per consuming kernel),
+ * times the trips of the while loops the producer runs in (`loops`: their known trip counts), except
+ * for a producer that updates a loop-carried buffer in place (a dynamic-update-slice, or a fusion
+ * whose root is one). Ranked by traffic, then bytes, then name.
  */
-export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[] {
+export function findSpills(graph: ModuleGraph, lines: LineMap, loops: LoopFacts = loopFacts()): SpillCandidate[] {
   const direct = new Map<HloInstruction, Record>();
   const byPath = new Map<string, Record>();
   const found: Producer[] = [];
@@ -70,18 +73,29 @@ export function findSpills(graph: ModuleGraph, lines: LineMap): SpillCandidate[]
     }
   }
   const out: SpillCandidate[] = [];
-  for (const r of direct.values()) out.push(candidate(r, lines));
-  for (const r of byPath.values()) out.push(candidate(r, lines));
+  const loopOf = loopsOf(graph, loops);
+  for (const r of direct.values()) out.push(candidate(r, lines, loopOf, loops));
+  for (const r of byPath.values()) out.push(candidate(r, lines, loopOf, loops));
   return out.sort(byTraffic);
 }
 
-function candidate(r: Record, lines: LineMap): SpillCandidate {
+function candidate(r: Record, lines: LineMap, loopOf: (scope: string) => LoopInfo | undefined, loops: LoopFacts): SpillCandidate {
   const { ins, scope, path } = r.producer;
+  let loop = loopOf(scope.name);
+  if (loop && updatesInPlace(ins, loops)) loop = { ...loop, inPlace: true };
+  const trips = loop && !loop.inPlace ? (loop.trips ?? 1) : 1;
   const c: SpillCandidate = {
     producer: ins.name, scope: scope.name, line: lines.lineAt(ins.from), from: ins.from, to: ins.to,
-    type: r.type, bytes: r.bytes, consumers: r.consumers, traffic: r.bytes * (1 + r.consumers.length),
+    type: r.type, bytes: r.bytes, consumers: r.consumers, traffic: r.bytes * (1 + r.consumers.length) * trips,
   };
-  return path.length > 0 ? { ...c, outputIndex: path } : c;
+  const withPath = path.length > 0 ? { ...c, outputIndex: path } : c;
+  return loop ? { ...withPath, loop } : withPath;
+}
+
+/** A dynamic-update-slice, or a fusion whose root is one: it writes a slice of its buffer in place. */
+function updatesInPlace(ins: HloInstruction, loops: LoopFacts): boolean {
+  if (ins.opcode === 'dynamic-update-slice') return true;
+  return ins.opcode === 'fusion' && loops.updateRoots.has(ins.attrs?.calls?.[0] ?? '');
 }
 
 /** Largest traffic first, then largest bytes, then by name so the order is stable. */
