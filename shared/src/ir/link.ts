@@ -1,5 +1,6 @@
 import { jaxprArrayType } from './jaxpr/index';
 import { isArrayType, parseMlirType } from './mlir/types';
+import { readNameStack, type NameStack } from './name-stack';
 import type { Analysis, CrossLayerKey, LinkedOp, MappingRow, SourceRef } from './types';
 
 /** HLO instructions that only name an input; they are not what an equation became. */
@@ -8,26 +9,55 @@ const SKIP_OPS = new Set(['parameter']);
 /**
  * Joins the three layers of one program: one row per jaxpr equation, in text order, with the
  * StableHLO ops and HLO instructions (fused or not) that came from it. An op joins the equation
- * whose primitive is the last component of the op's name stack (`jit(mlp)/dot_general`), preferring
- * equal source file/line (and column where both print one; a mismatch rules a pair out), a longer
- * common name-stack suffix, and the same result shape and element kind. Equations that tie on all
- * of that (same primitive on one source line) share their ops out in program order.
+ * whose primitive is the last component of the op's name stack (`jit(mlp)/dot_general`); an HLO
+ * `dot` named after a `transpose` is a weight-gradient dot whose transpose XLA folded in, and
+ * joins a `dot_general`. Among those equations:
+ * - a different source file or line, or a different column where both print one (HLO's
+ *   `FileLocations` do), rules a pair out;
+ * - so do name stacks under different transforms (`jvp` against `transpose(jvp)`), when the jaxpr
+ *   was printed with name stacks; lowering components (`while/body`, `closed_call`, `checkpoint`)
+ *   are not compared;
+ * - the pair sharing more of the user's scopes from the inside out wins, and a scope the equation
+ *   is in but the op is not counts against it;
+ * - then the same result shape (or the same elements regrouped, `[2,8,32]` as `[16,32]`, or
+ *   permuted for a folded transpose) and element kind.
+ * Ops in reducer or comparator computations (`applied`) join nothing. Equations that still tie
+ * share their ops out in program order.
  */
 export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis): MappingRow[] {
   const jaxprTypes = typesOf(jaxpr);
   const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k)));
-  assign(eqs, stablehlo, (e) => e.stablehlo);
-  assign(eqs, hlo, (e) => e.hlo);
+  // Without name stacks every equation reads as under no transform: the transforms say nothing then.
+  const transformsKnown = hasNameStacks(jaxpr);
+  assign(eqs, stablehlo, transformsKnown, (e) => e.stablehlo);
+  assign(eqs, hlo, transformsKnown, (e) => e.hlo);
   return eqs.map((e) => ({ equation: e.key.name, primitive: e.key.op, scope: e.key.scope, line: e.key.line, source: e.key.source, stablehlo: e.stablehlo, hlo: e.hlo }));
 }
 
 /**
- * True when a StableHLO text was printed without `loc(…)` debug info (`as_text()` rather than
- * `as_text(debug_info=True)`): its ops carry no name stack, so none of them can join an equation.
+ * True when a layer carries nothing to join on: a jaxpr printed without source info (no
+ * `# file.py:12:3` comments), a StableHLO printed without `loc(…)` (`as_text()` rather than
+ * `as_text(debug_info=True)`), an HLO without `metadata={op_name=…}`. False for an empty layer.
  */
-export function lacksDebugInfo(stablehlo: Analysis): boolean {
-  const keys = stablehlo.index.keys;
-  return keys.length > 0 && !keys.some((k) => k.source.opName);
+export function lacksDebugInfo(layer: Analysis): boolean {
+  const keys = layer.index.keys;
+  if (keys.length === 0) return false;
+  return layer.index.kind === 'jaxpr' ? !keys.some((k) => k.source.file !== undefined) : !keys.some((k) => k.source.opName);
+}
+
+/**
+ * True when the jaxpr was printed without name stacks (`pretty_print(name_stack=False)`) while
+ * the ops of the other layers run under transforms (`jvp(…)`, `transpose(…)`): joins cannot then
+ * tell a forward op from the backward ops of the same source line.
+ */
+export function lacksNameStacks(jaxpr: Analysis, ...others: readonly Analysis[]): boolean {
+  if (jaxpr.index.keys.length === 0 || hasNameStacks(jaxpr)) return false;
+  return others.some((a) => a.index.keys.some((k) => k.source.opName !== undefined && readNameStack(k.source.opName).transforms !== ''));
+}
+
+/** Whether a jaxpr's keys carry name stacks beyond the bare primitive. */
+function hasNameStacks(jaxpr: Analysis): boolean {
+  return jaxpr.index.keys.some((k) => k.source.opName?.includes('/'));
 }
 
 /** The mapping as a Markdown table: equation, primitive, source, StableHLO ops, HLO instructions. */
@@ -48,7 +78,7 @@ function cell(s: string): string {
 }
 
 class Equation {
-  readonly path: string[];
+  readonly stack: NameStack;
   readonly stablehlo: LinkedOp[] = [];
   readonly hlo: LinkedOp[] = [];
 
@@ -56,7 +86,7 @@ class Equation {
     readonly key: CrossLayerKey,
     readonly shape: Shape | undefined,
   ) {
-    this.path = (key.source.opName ?? key.op).split('/');
+    this.stack = readNameStack(key.source.opName ?? key.op);
   }
 }
 
@@ -65,33 +95,43 @@ interface Shape {
   readonly family: string;
 }
 
+/** An op of another layer as the join reads it. */
+interface Op {
+  readonly stack: NameStack;
+  readonly source: SourceRef;
+  readonly shape: Shape | undefined;
+  /** An HLO dot named after the transpose XLA folded into it. */
+  readonly foldedTranspose: boolean;
+}
+
 /** Gives every op of `layer` to its best equation (see `linkLayers`). */
-function assign(eqs: readonly Equation[], layer: Analysis, into: (e: Equation) => LinkedOp[]): void {
-  const byLast = new Map<string, Equation[]>();
+function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: boolean, into: (e: Equation) => LinkedOp[]): void {
+  const byLeaf = new Map<string, Equation[]>();
   for (const e of eqs) {
-    const last = e.path[e.path.length - 1] ?? '';
-    const list = byLast.get(last);
+    const list = byLeaf.get(e.stack.leaf);
     if (list) list.push(e);
-    else byLast.set(last, [e]);
+    else byLeaf.set(e.stack.leaf, [e]);
   }
   const types = typesOf(layer);
   const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
   for (const k of layer.index.keys) {
-    if (!k.source.opName || SKIP_OPS.has(k.op)) continue;
-    const path = k.source.opName.split('/');
-    const candidates = byLast.get(path[path.length - 1] ?? '');
+    if (!k.source.opName || SKIP_OPS.has(k.op) || k.applied) continue;
+    const stack = readNameStack(k.source.opName);
+    const foldedTranspose = k.op === 'dot' && stack.leaf === 'transpose';
+    const candidates = byLeaf.get(foldedTranspose ? 'dot_general' : stack.leaf);
     if (!candidates) continue;
-    const shape = shapeOf(types, k);
-    let best = -1;
+    const op: Op = { stack, source: k.source, shape: shapeOf(types, k), foldedTranspose };
+    let best = -Infinity;
     let tied: Equation[] = [];
     for (const e of candidates) {
-      const s = score(e, path, k.source, shape);
+      const s = score(e, op, transformsKnown);
+      if (s === undefined) continue;
       if (s > best) { best = s; tied = [e]; }
-      else if (s === best && s >= 0) tied.push(e);
+      else if (s === best) tied.push(e);
     }
-    if (best < 0) continue;
-    const op: LinkedOp = k.fusion ? { name: k.name, op: k.op, scope: k.scope, line: k.line, fusion: k.fusion } : { name: k.name, op: k.op, scope: k.scope, line: k.line };
-    ties.push({ op, tied });
+    if (tied.length === 0) continue;
+    const linked: LinkedOp = k.fusion ? { name: k.name, op: k.op, scope: k.scope, line: k.line, fusion: k.fusion } : { name: k.name, op: k.op, scope: k.scope, line: k.line };
+    ties.push({ op: linked, tied });
   }
   // Ops tied between several equations are dealt out in program order, proportionally.
   const groups = new Map<string, number>();
@@ -116,30 +156,67 @@ function groupKey(eqs: readonly Equation[]): string {
   return eqs.map((e) => e.key.from).join(',');
 }
 
-/** How well an op (name-stack `path`, `source`, result `shape`) fits equation `e`; -1 rules it out. */
-function score(e: Equation, path: readonly string[], source: SourceRef, shape: Shape | undefined): number {
+/** How well `op` fits equation `e`; undefined rules it out. */
+function score(e: Equation, op: Op, transformsKnown: boolean): number | undefined {
   let s = 0;
   const a = e.key.source;
-  if (a.file !== undefined && source.file !== undefined && a.line !== undefined && source.line !== undefined) {
-    if (!(a.file.endsWith(source.file) || source.file.endsWith(a.file)) || a.line !== source.line) return -1;
+  const b = op.source;
+  if (a.file !== undefined && b.file !== undefined && a.line !== undefined && b.line !== undefined) {
+    if (!(a.file.endsWith(b.file) || b.file.endsWith(a.file)) || a.line !== b.line) return undefined;
     s += 100;
-    if (a.column !== undefined && source.column !== undefined) {
-      if (a.column !== source.column) return -1;
+    if (a.column !== undefined && b.column !== undefined) {
+      if (a.column !== b.column) return undefined;
       s += 50;
     }
   }
+  if (transformsKnown && e.stack.transforms !== op.stack.transforms) return undefined;
+  const es = e.stack.scopes;
+  const os = op.stack.scopes;
   let k = 0;
-  while (k < e.path.length && k < path.length && e.path[e.path.length - 1 - k] === path[path.length - 1 - k]) k++;
-  s += 10 * k;
-  if (shape && e.shape) {
-    if (sameDims(shape.dims, e.shape.dims)) s += 5;
-    if (shape.family === e.shape.family) s += 2;
+  while (k < es.length && k < os.length && es[es.length - 1 - k] === os[os.length - 1 - k]) k++;
+  // The op may lack outer scopes the jaxpr never printed (`jit(train)`); not inner ones the equation has.
+  s += 10 * k - 10 * (es.length - k);
+  if (op.shape && e.shape) {
+    if (op.foldedTranspose ? samePermuted(op.shape.dims, e.shape.dims) : sameDims(op.shape.dims, e.shape.dims)) s += 5;
+    else if (regrouped(op.shape.dims, e.shape.dims)) s += 4;
+    if (op.shape.family === e.shape.family) s += 2;
   }
   return s;
 }
 
 function sameDims(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+/** The same dimensions in some order: a dot whose output XLA transposed. */
+function samePermuted(a: readonly number[], b: readonly number[]): boolean {
+  return sameDims([...a].sort((x, y) => x - y), [...b].sort((x, y) => x - y));
+}
+
+/**
+ * The same elements with neighbouring dimensions merged or split, as a bitcast reshapes them:
+ * `[2,8,32]` and `[16,32]`; size-1 dimensions aside. Dynamic dimensions (-1) never regroup.
+ */
+function regrouped(a: readonly number[], b: readonly number[]): boolean {
+  const x = a.filter((d) => d !== 1);
+  const y = b.filter((d) => d !== 1);
+  if (x.some((d) => d < 1) || y.some((d) => d < 1)) return false;
+  let i = 0;
+  let j = 0;
+  while (i < x.length && j < y.length) {
+    let p = x[i++] as number;
+    let q = y[j++] as number;
+    while (p !== q) {
+      if (p < q) {
+        if (i >= x.length) return false;
+        p *= x[i++] as number;
+      } else {
+        if (j >= y.length) return false;
+        q *= y[j++] as number;
+      }
+    }
+  }
+  return i === x.length && j === y.length;
 }
 
 /** Printed type of every value of a layer, by scope and name. */

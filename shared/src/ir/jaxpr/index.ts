@@ -16,18 +16,25 @@ const CALLS = new Set(['jit', 'pjit', 'xla_call', 'core_call', 'closed_call']);
  * Parses and indexes a jaxpr: outline of jaxprs and sub-jaxprs, every typed variable with its
  * bytes, decoded `dot_general` equations, and one cross-layer key per equation whose `opName`
  * is the name stack XLA would record (`jit(relu)/max`) and whose file/line/column come from the
- * source-info comments. Never throws.
+ * source-info comments. The equations of a shared `let name = { lambda … } in` jaxpr get the name
+ * stack of the first equation that uses it (`remat2[jaxpr=name]` under `transpose(jvp())`).
+ * Never throws.
  */
 export function indexJaxpr(text: string): Analysis {
   const lines = new LineIndex(text);
   const parsed = parseJaxpr(text, lines);
-  const ix = new JaxprIndexer(lines);
+  const ix = new JaxprIndexer(lines, new Set(parsed.ast.jaxprs.flatMap((j) => (j.name ? [j.name] : []))));
   const outline: OutlineEntry[] = [];
   let mains = 0;
+  const shared = new Map<string, { from: number; to: number }>();
   for (const j of parsed.ast.jaxprs) {
     const name = j.name ?? (mains++ === 0 ? 'main' : `main#${mains}`);
+    const from = ix.keys.length;
+    ix.named = j.name;
     outline.push(ix.jaxpr(j, name, ''));
+    if (j.name) shared.set(j.name, { from, to: ix.keys.length });
   }
+  ix.placeShared(shared);
   return {
     index: { kind: DocumentKind.jaxpr, bytes: text.length, lines: lines.count, outline, values: ix.values, dots: ix.dots, fusions: [], spills: [], keys: ix.keys },
     diagnostics: parsed.diagnostics,
@@ -65,10 +72,41 @@ class JaxprIndexer {
   readonly dots: DotInfo[] = [];
   readonly keys: CrossLayerKey[] = [];
 
+  /** The shared `let` jaxpr being indexed, if any. */
+  named: string | undefined;
+  /** Shared jaxpr name → where it is first used: the user's shared jaxpr (if any) and the name stack there. */
+  private readonly uses = new Map<string, { readonly within: string | undefined; readonly stack: string }>();
   /** Bytes per type text, which repeats across a jaxpr. */
   private readonly bytes = new Map<string, number>();
 
-  constructor(private readonly lines: LineIndex) {}
+  constructor(private readonly lines: LineIndex, private readonly sharedNames: ReadonlySet<string>) {}
+
+  /**
+   * Puts in front of the keys of each shared jaxpr (`ranges`: their keys' positions) the name
+   * stack where it is first used, composed through shared jaxprs that use one another.
+   */
+  placeShared(ranges: ReadonlyMap<string, { from: number; to: number }>): void {
+    const prefixes = new Map<string, string>();
+    const prefixOf = (name: string, seen: Set<string>): string => {
+      const known = prefixes.get(name);
+      if (known !== undefined) return known;
+      const use = this.uses.get(name);
+      if (!use || seen.has(name)) return '';
+      seen.add(name);
+      const prefix = [use.within === undefined ? '' : prefixOf(use.within, seen), use.stack].filter((s) => s).join('/');
+      prefixes.set(name, prefix);
+      return prefix;
+    };
+    for (const name of ranges.keys()) prefixOf(name, new Set());
+    for (const [name, { from, to }] of ranges) {
+      const prefix = prefixes.get(name);
+      if (!prefix) continue;
+      for (let i = from; i < to; i++) {
+        const k = this.keys[i] as CrossLayerKey;
+        this.keys[i] = { ...k, source: { ...k.source, opName: `${prefix}/${k.source.opName ?? k.op}` } };
+      }
+    }
+  }
 
   /** Indexes one jaxpr under `scope`; `stack` is the name-stack prefix of its equations. */
   jaxpr(j: Jaxpr, scope: string, stack: string): OutlineEntry {
@@ -84,6 +122,7 @@ class JaxprIndexer {
       if (eq.primitive === 'dot_general') this.dot(eq, scope, types);
       const inner = CALLS.has(eq.primitive) ? opName : [stack, eq.nameStack].filter((s) => s).join('/');
       for (const p of eq.params) {
+        if (p.jaxprs.length === 0 && this.sharedNames.has(p.value) && !this.uses.has(p.value)) this.uses.set(p.value, { within: this.named, stack: inner });
         p.jaxprs.forEach((sub, k) => {
           const label = `${scope}/${last === eq.primitive ? eq.primitive : last}.${p.name}${p.jaxprs.length > 1 ? `[${k}]` : ''}`;
           children.push(this.jaxpr(sub, label, inner));
