@@ -5,7 +5,7 @@ import { knownTripCount } from './loops';
 
 const train = readFileSync(new URL('../../../../test/fixtures/joins/train/hlo-opt.txt', import.meta.url), 'utf8');
 
-/** Two nested loops: 3 trips around 5, XLA's trip counts in their backend configs (or not, with `outerTrips` empty). */
+/** Two nested loops, 3 trips around 5; `outerConfig` gives the outer while its backend config (or none). */
 function nested(outerConfig: string): string {
   return `HloModule nested, is_scheduled=true
 
