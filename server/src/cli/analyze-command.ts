@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { analyze, type Analysis, type Diagnostic, type OutlineEntry } from '@seam/shared/ir';
+import { analyze, type Analysis, type Diagnostic, type LoopInfo, type OutlineEntry } from '@seam/shared/ir';
 import { formatBytes } from '@seam/shared/model';
 import { columns } from './format';
 
@@ -59,7 +59,7 @@ export function describe(file: string, text: string, a: Analysis, top: number): 
   }
   if (ix.spills.length > 0) {
     lines.push(`  spill candidates: ${ix.spills.length} (top ${Math.min(top, ix.spills.length)} by traffic)`);
-    const rows = ix.spills.slice(0, top).map((s) => [`    ${s.producer}`, s.type, formatBytes(s.bytes), `traffic ${formatBytes(s.traffic)}`, `read by ${s.consumers.join(', ')}`, `line ${s.line}`]);
+    const rows = ix.spills.slice(0, top).map((s) => [`    ${s.producer}`, s.type, formatBytes(s.bytes), `traffic ${formatBytes(s.traffic)}`, `read by ${s.consumers.join(', ')}`, s.loop ? loopText(s.loop) : '', `line ${s.line}`]);
     lines.push(...columns(rows));
   }
   if (ix.dots.length > 0) {
@@ -71,6 +71,13 @@ export function describe(file: string, text: string, a: Analysis, top: number): 
   lines.push(`  diagnostics: ${a.diagnostics.length}${errors ? ` (${errors} errors)` : ''}`);
   for (const d of a.diagnostics.slice(0, top)) lines.push(`    ${position(text, d.from)} ${d.severity}: ${d.message}`);
   return lines;
+}
+
+/** `in while.11 ×4`, `in while.3 (trips unknown)`, `in place in while.11 (×4 not counted)`. */
+function loopText(loop: LoopInfo): string {
+  const where = `in ${loop.whiles.join(' > ')}`;
+  if (loop.trips === undefined) return `${where} (trips unknown)`;
+  return loop.inPlace ? `in place ${where} (×${loop.trips} not counted)` : `${where} ×${loop.trips}`;
 }
 
 function list(xs: readonly number[]): string {

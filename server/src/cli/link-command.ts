@@ -1,12 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import { analyze, detectKind, lacksDebugInfo, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
+import { analyze, detectKind, lacksDebugInfo, lacksNameStacks, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
 import { columns } from './format';
 
+/** What to print for a layer that carries nothing to join on (see `lacksDebugInfo`), by position. */
+const NO_DEBUG_INFO = [
+  'has no source info (no `# file.py:line:column` comments), so no equation can be told from another on the same primitive by where it came from; print it with pretty_print(source_info=True, name_stack=True)',
+  'has no loc(…) debug info, so no StableHLO op can be joined; print it with as_text(debug_info=True)',
+  'has no metadata={op_name=…}, so no HLO instruction can be joined; dump it as XLA prints it (compiled.as_text() or --xla_dump_to) without stripping metadata',
+] as const;
+
 /**
  * `seam link JAXPR STABLEHLO HLO`: the cross-layer mapping table. Each file is analyzed as the
  * layer its position names (the kind is not guessed), and HLO is read as optimized when it says so.
+ * Says on stderr when a layer carries no source info, or the jaxpr no name stacks where the other
+ * layers' ops run under transforms (`jvp`, `transpose`): those joins are then guesses.
  * Returns the exit status.
  */
 export async function runLink(files: readonly [string, string, string], format: 'table' | 'markdown' | 'json', io: Output): Promise<number> {
@@ -34,8 +43,11 @@ export async function runLink(files: readonly [string, string, string], format: 
     const errors = a.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length} parse errors; first: ${errors[0]?.message}`);
   });
-  if (lacksDebugInfo(layers[1])) {
-    io.err(`seam: ${files[1]} has no loc(…) debug info, so no StableHLO op can be joined; print it with as_text(debug_info=True)`);
+  layers.forEach((a, i) => {
+    if (lacksDebugInfo(a)) io.err(`seam: ${files[i]} ${NO_DEBUG_INFO[i]}`);
+  });
+  if (lacksNameStacks(...layers)) {
+    io.err(`seam: ${files[0]} has no name stacks while the other layers' ops run under transforms (jvp, transpose), so forward and backward ops of one source line cannot be told apart; print it with pretty_print(name_stack=True)`);
   }
   const rows = linkLayers(...layers);
   if (format === 'json') for (const r of rows) io.out(JSON.stringify(r));
