@@ -114,9 +114,15 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
   }
   const types = typesOf(layer);
   const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
+  // A large HLO repeats a few thousand name stacks over its instructions: each is read once.
+  const stacks = new Map<string, NameStack>();
   for (const k of layer.index.keys) {
     if (!k.source.opName || SKIP_OPS.has(k.op) || k.applied) continue;
-    const stack = readNameStack(k.source.opName);
+    let stack = stacks.get(k.source.opName);
+    if (!stack) {
+      stack = readNameStack(k.source.opName);
+      stacks.set(k.source.opName, stack);
+    }
     const foldedTranspose = k.op === 'dot' && stack.leaf === 'transpose';
     const candidates = byLeaf.get(foldedTranspose ? 'dot_general' : stack.leaf);
     if (!candidates) continue;
