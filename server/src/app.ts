@@ -12,6 +12,7 @@ import { configRoutes } from './routes/config';
 import { documentRoutes } from './routes/documents';
 import { exportRoutes } from './routes/export';
 import { gateRoutes } from './routes/gate';
+import { importRoutes } from './routes/imports';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/config', configRoutes(deps));
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
+  app.route('/api/rooms', importRoutes(deps));
   app.route('/api/rooms', traceRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));
   app.route('/api/rooms', exportRoutes(deps));

@@ -58,6 +58,16 @@ export interface Limits {
   readonly analyzerSeconds: number;
   /** Seconds between pings; a socket that missed the last pong is dropped. Default 30. */
   readonly pingSeconds: number;
+  /** Files one import (folder, archive or push) may hold; one more is refused with `too_many_files`. Default 5,000. */
+  readonly importFiles: number;
+  /** Bytes (uncompressed) one import may hold in all, counted as archives inflate; default 2 GiB. */
+  readonly importBytes: number;
+  /** Bytes (uncompressed) one file of an import may hold; default 256 MiB (a text dump is further held to `documentBytes`). */
+  readonly importFileBytes: number;
+  /** Bytes of blobs staged by `PUT …/blobs/:sha256` one room may hold at once; default 2 GiB. */
+  readonly stagedBytes: number;
+  /** Seconds a staged blob that no import used is kept; default 86,400 (a day). */
+  readonly stagedSeconds: number;
 }
 
 /** Everything the server needs to start. `loadConfig` builds it from the environment. */
@@ -114,6 +124,11 @@ export const DEFAULT_LIMITS: Limits = {
   analyzerHeapMb: 2048,
   analyzerSeconds: 120,
   pingSeconds: 30,
+  importFiles: 5000,
+  importBytes: 2 * 1024 * 1024 * 1024,
+  importFileBytes: 256 * 1024 * 1024,
+  stagedBytes: 2 * 1024 * 1024 * 1024,
+  stagedSeconds: 86_400,
 };
 
 export const DEFAULT_CONFIG: Config = {
@@ -173,7 +188,8 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * `SEAM_MAX_ROOMS`, `SEAM_DOCUMENTS_PER_ROOM`, `SEAM_ROOM_DOCUMENT_BYTES`, `SEAM_ITEMS_PER_UPDATE`,
  * `SEAM_ITEMS_PER_S`, `SEAM_ITEMS_BURST`, `SEAM_AWARENESS_STATE_BYTES`, `SEAM_AWARENESS_CLIENTS`,
  * `SEAM_ANALYZE_CHARS`, `SEAM_ANALYZER_WORKERS`, `SEAM_ANALYZER_QUEUE`, `SEAM_ANALYZER_HEAP_MB`,
- * `SEAM_ANALYZER_S`, `SEAM_PING_S`. Throws `ConfigError` for a value it cannot use.
+ * `SEAM_ANALYZER_S`, `SEAM_PING_S`, `SEAM_IMPORT_FILES`, `SEAM_IMPORT_BYTES`, `SEAM_IMPORT_FILE_BYTES`,
+ * `SEAM_STAGED_BYTES`, `SEAM_STAGED_S`. Throws `ConfigError` for a value it cannot use.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const d = DEFAULT_CONFIG;
@@ -222,6 +238,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       analyzerHeapMb: int(env, 'SEAM_ANALYZER_HEAP_MB', l.analyzerHeapMb, 16),
       analyzerSeconds: int(env, 'SEAM_ANALYZER_S', l.analyzerSeconds, 1),
       pingSeconds: int(env, 'SEAM_PING_S', l.pingSeconds, 1),
+      importFiles: int(env, 'SEAM_IMPORT_FILES', l.importFiles, 1),
+      importBytes: int(env, 'SEAM_IMPORT_BYTES', l.importBytes, 1024),
+      importFileBytes: int(env, 'SEAM_IMPORT_FILE_BYTES', l.importFileBytes, 1024),
+      stagedBytes: int(env, 'SEAM_STAGED_BYTES', l.stagedBytes, 1024),
+      stagedSeconds: int(env, 'SEAM_STAGED_S', l.stagedSeconds, 1),
     },
   };
 }

@@ -26,6 +26,14 @@ export const ErrorCode = {
   quotaExceeded: 'quota_exceeded',
   /** The analyzer's queue is full; try again shortly. */
   busy: 'busy',
+  /** An import's archive or multipart body cannot be read (truncated, corrupt, not the format it says). */
+  badArchive: 'bad_archive',
+  /** An imported file's name leaves the folder (`..`, absolute, drive letter, NUL) or is a link or device, not a file. */
+  unsafePath: 'unsafe_path',
+  /** An import names more files than `SEAM_IMPORT_FILES`. */
+  tooManyFiles: 'too_many_files',
+  /** An import's manifest names a blob that is neither staged nor in the room. */
+  missingBlob: 'missing_blob',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -47,6 +55,10 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   invitation_used_up: 403,
   quota_exceeded: 409,
   busy: 503,
+  bad_archive: 400,
+  unsafe_path: 400,
+  too_many_files: 413,
+  missing_blob: 409,
 };
 
 /** The one error type routes throw; `onError` turns it into `{error:{code,message}}` with its status. */

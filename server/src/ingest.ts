@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { detectKind } from '@seam/shared/ir';
-import { DocumentKind, RoomKey, type DocumentMeta } from '@seam/shared/model';
+import { DocumentKind, RoomKey, type DocumentMeta, type ModuleRef } from '@seam/shared/model';
 import type { Logger } from 'pino';
 import { AnalyzerBusy, analyzeGzipInline, type Analyzer } from './analyzer';
 import { newId } from './auth/tokens';
@@ -15,6 +15,7 @@ import type { TextCache } from './store/text-cache';
 import type { Rooms } from './sync/rooms';
 import { reduceTraceText } from './trace/ingest-trace';
 import type { TraceReducers } from './trace/reducers';
+import type { StoredTrace } from './trace/stored-form';
 
 const gzipAsync = promisify(gzip);
 
@@ -30,21 +31,28 @@ export interface IngestDeps {
   readonly traceReducers?: TraceReducers;
 }
 
+/** What `ingestDocument` takes beside the text: the kind (else detected) and the dump's provenance and module group. */
+export interface DocumentExtra {
+  readonly kind?: DocumentKind;
+  readonly addedBy?: string;
+  readonly captureId?: string;
+  readonly module?: ModuleRef;
+}
+
+/** A dump made ready to store: its metadata, its blob when that content is new, and its trace reduction when it is a trace. */
+export interface PreparedDocument {
+  readonly meta: DocumentMeta;
+  readonly blob: StoredBlob | undefined;
+  readonly trace: StoredTrace | undefined;
+}
+
 /**
- * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
- * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's `documents` table, and announced in
- * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
- * sets the kind (else detected), and for captures the runner as `addedBy` and the job as `captureId`.
- * Throws `quota_exceeded` when the room may not take the dump (checked before indexing and again
- * before storing), and `busy` when the analyzer's queue is full.
+ * Everything `ingestDocument` does but storing: hashes the text, indexes it once with `analyze`
+ * (when that content is not stored yet) and gzips it off the event loop, reduces a trace, and
+ * makes the metadata. Throws `quota_exceeded` when the room may not take the dump, and `busy`
+ * when the analyzer's queue is full.
  */
-export async function ingestDocument(
-  deps: IngestDeps,
-  roomId: string,
-  title: string,
-  text: string,
-  extra: { readonly kind?: DocumentKind; readonly addedBy?: string; readonly captureId?: string } = {},
-): Promise<DocumentMeta> {
+export async function prepareDocument(deps: IngestDeps, roomId: string, title: string, text: string, extra: DocumentExtra = {}): Promise<PreparedDocument> {
   const data = Buffer.from(text, 'utf8');
   assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
   const sha256 = createHash('sha256').update(data).digest('hex');
@@ -66,11 +74,26 @@ export async function ingestDocument(
     id: newId(), title, kind, bytes: data.length, sha256, createdAt: Date.now(),
     ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
     ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
+    ...(extra.module !== undefined ? { module: extra.module } : {}),
   };
-  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
+  return { meta, blob, trace };
+}
+
+/**
+ * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
+ * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's `documents` table, and announced in
+ * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
+ * sets the kind (else detected), for captures the runner as `addedBy` and the job as `captureId`,
+ * and for a file of a dump folder its `module` group.
+ * Throws `quota_exceeded` when the room may not take the dump (checked before indexing and again
+ * before storing), and `busy` when the analyzer's queue is full.
+ */
+export async function ingestDocument(deps: IngestDeps, roomId: string, title: string, text: string, extra: DocumentExtra = {}): Promise<DocumentMeta> {
+  const { meta, blob, trace } = await prepareDocument(deps, roomId, title, text, extra);
+  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, meta.bytes);
   deps.store.documents.add(roomId, meta, blob);
-  if (trace) deps.store.traces.put(sha256, trace);
-  deps.texts.put(sha256, text);
+  if (trace) deps.store.traces.put(meta.sha256, trace);
+  deps.texts.put(meta.sha256, text);
   deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;
 }

@@ -3,6 +3,7 @@ export type Command =
   | { readonly name: 'analyze'; readonly files: readonly string[]; readonly json: boolean; readonly top: number }
   | { readonly name: 'link'; readonly files: readonly [string, string, string]; readonly format: 'table' | 'markdown' | 'json' }
   | { readonly name: 'gate'; readonly dir: string; readonly value?: string; readonly bar: number; readonly json: boolean }
+  | { readonly name: 'push'; readonly link: string; readonly paths: readonly string[]; readonly watch: boolean; readonly quietSeconds: number }
   | { readonly name: 'help' };
 
 /** What `seam --help` prints. */
@@ -18,6 +19,16 @@ export const USAGE = `Usage:
       measured bandwidth, cost.json): the hardware time of the ops that write and read the
       value (default: the top spill candidate) at the measured bandwidth, against the dump's
       estimate. Exit 0 within the bar (default 0.2 = 20%), 1 outside, 3 when no gate can be made.
+  seam push ROOM_LINK PATH... [--watch] [--quiet SECONDS]
+      Brings files and folders (read recursively: XLA dump folders from --xla_dump_to, JAX's
+      JAX_DUMP_IR_TO files, traces) into a room: ROOM_LINK is the annotator or owner link
+      from "Share" (https://HOST/r/ROOM#token=...; the token is never printed). Files are
+      grouped by jit module as the room lists them; binary protos and object files are left
+      out with the reason. Only what the server lacks is sent (by sha256), with progress
+      (files, bytes, MB/s); a push that broke off resumes when run again, and pushing the
+      same files twice adds nothing. --watch keeps going and pushes new or changed files
+      once each has been unchanged for --quiet seconds (default 2). Exit 0 when pushed,
+      1 when the server refused or could not be reached, 2 for a bad command line or link.
 `;
 
 /** Thrown for a command line that cannot be run; the message says why. */
@@ -37,7 +48,7 @@ export function parseArgs(argv: readonly string[]): Command {
       const n = Number(rest[++i]);
       if (!Number.isInteger(n) || n < 0) throw new UsageError('--top needs a whole number');
       top = n;
-    } else if (a === '--value' || a === '--bar') {
+    } else if (a === '--value' || a === '--bar' || a === '--quiet') {
       const v = rest[++i];
       if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
       valued.set(a, v);
@@ -65,6 +76,15 @@ export function parseArgs(argv: readonly string[]): Command {
     if (!Number.isFinite(bar) || bar < 0) throw new UsageError('--bar needs a non-negative fraction, e.g. 0.2 for 20%');
     const value = valued.get('--value');
     return { name, dir, bar, json: flags.has('--json'), ...(value !== undefined ? { value } : {}) };
+  }
+  if (name === 'push') {
+    for (const f of flags) if (f !== '--watch' && f !== '--quiet') throw new UsageError(`unknown option ${f} for push`);
+    const [link, ...paths] = positional;
+    if (link === undefined || paths.length === 0) throw new UsageError('push needs a ROOM_LINK and at least one PATH');
+    const quietText = valued.get('--quiet');
+    const quietSeconds = quietText === undefined ? 2 : Number(quietText);
+    if (!Number.isFinite(quietSeconds) || quietSeconds < 0) throw new UsageError('--quiet needs a number of seconds, e.g. 2');
+    return { name, link, paths, watch: flags.has('--watch'), quietSeconds };
   }
   throw new UsageError(`unknown command ${name}`);
 }

@@ -2,9 +2,10 @@ import { runAnalyze, type Output } from './analyze-command';
 import { parseArgs, USAGE, UsageError } from './args';
 import { runGate } from './gate-command';
 import { runLink } from './link-command';
+import { runPush, type PushOutput } from './push-command';
 
 /** Runs one `seam` command line; resolves to the exit status (2 for a bad command line). */
-export async function runCli(argv: readonly string[], io: Output): Promise<number> {
+export async function runCli(argv: readonly string[], io: Output & Pick<PushOutput, 'status'>, stop?: AbortSignal): Promise<number> {
   let cmd;
   try {
     cmd = parseArgs(argv);
@@ -24,5 +25,7 @@ export async function runCli(argv: readonly string[], io: Output): Promise<numbe
       return runLink(cmd.files, cmd.format, io);
     case 'gate':
       return runGate(cmd.dir, { bar: cmd.bar, json: cmd.json, ...(cmd.value !== undefined ? { value: cmd.value } : {}) }, io);
+    case 'push':
+      return runPush(cmd.link, cmd.paths, { watch: cmd.watch, quietSeconds: cmd.quietSeconds }, io, stop);
   }
 }

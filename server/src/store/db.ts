@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncMode } from '../config';
-import { addDocumentProvenance } from './migrations';
+import { addDocumentModules, addDocumentProvenance } from './migrations';
 
 /**
  * The schema, applied idempotently at open (then the migrations of older data directories). One
@@ -87,5 +87,6 @@ export function openDatabase(dataDir: string, syncMode: SyncMode): Database.Data
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
   addDocumentProvenance(db);
+  addDocumentModules(db);
   return db;
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { ANALYSIS_PARTS_VERSION, type AnalysisPart } from '@seam/shared/ir';
-import type { DocumentKind, DocumentMeta } from '@seam/shared/model';
+import type { DocumentKind, DocumentMeta, ModuleRef } from '@seam/shared/model';
 
 /** A dump's stored bodies, gzipped: its text, its whole analysis, and (since they exist) the analysis parts. */
 export interface StoredBlob {
@@ -18,15 +18,49 @@ interface DocumentRow {
   created_at: number;
   added_by: string | null;
   capture_id: string | null;
+  module_group: string | null;
+  module_name: string | null;
+  module_number: number | null;
+  module_path: string | null;
+  pass_index: number | null;
+  pass_pipeline: string | null;
+  pass_name: string | null;
+  pass_when: string | null;
 }
 
-const toMeta = (r: DocumentRow): DocumentMeta => ({
-  id: r.id, title: r.title, kind: r.kind as DocumentKind, bytes: r.bytes, sha256: r.sha256, createdAt: r.created_at,
-  ...(r.added_by !== null ? { addedBy: r.added_by } : {}),
-  ...(r.capture_id !== null ? { captureId: r.capture_id } : {}),
-});
+/** A row's module group, when it has one. */
+function moduleOf(r: DocumentRow): ModuleRef | undefined {
+  if (r.module_group === null) return undefined;
+  const pass = r.pass_index !== null
+    ? { index: r.pass_index, ...(r.pass_pipeline !== null ? { pipeline: r.pass_pipeline } : {}), name: r.pass_name ?? '', when: r.pass_when === 'before' ? 'before' as const : 'after' as const }
+    : undefined;
+  return {
+    groupId: r.module_group, name: r.module_name ?? '', path: r.module_path ?? '',
+    ...(r.module_number !== null ? { number: r.module_number } : {}),
+    ...(pass ? { pass } : {}),
+  };
+}
 
-const COLUMNS = 'id, sha256, title, kind, bytes, created_at, added_by, capture_id';
+const toMeta = (r: DocumentRow): DocumentMeta => {
+  const module = moduleOf(r);
+  return {
+    id: r.id, title: r.title, kind: r.kind as DocumentKind, bytes: r.bytes, sha256: r.sha256, createdAt: r.created_at,
+    ...(r.added_by !== null ? { addedBy: r.added_by } : {}),
+    ...(r.capture_id !== null ? { captureId: r.capture_id } : {}),
+    ...(module ? { module } : {}),
+  };
+};
+
+const COLUMNS = 'id, sha256, title, kind, bytes, created_at, added_by, capture_id, module_group, module_name, module_number, module_path, pass_index, pass_pipeline, pass_name, pass_when';
+
+/** The values of `COLUMNS` after `room_id` for one document; `path` is the file it came from when it is in no module group. */
+function rowOf(meta: DocumentMeta, path?: string): unknown[] {
+  const m = meta.module;
+  return [
+    meta.id, meta.sha256, meta.title, meta.kind, meta.bytes, meta.createdAt, meta.addedBy ?? null, meta.captureId ?? null,
+    m?.groupId ?? null, m?.name ?? null, m?.number ?? null, m?.path ?? path ?? null, m?.pass?.index ?? null, m?.pass?.pipeline ?? null, m?.pass?.name ?? null, m?.pass?.when ?? null,
+  ];
+}
 
 /**
  * Dumps: content-addressed blobs (gzip of the text and of the analysis JSON, stored once across
@@ -45,11 +79,16 @@ export class DocumentsStore {
   private readonly partStmt;
   private readonly putPart;
   private readonly usageStmt;
+  private readonly samePathStmt;
+  private readonly moduleRefsStmt;
+  private readonly roomHasBlobStmt;
+  private readonly deleteDoc;
+  private readonly setPathStmt;
 
   constructor(private readonly db: Database.Database) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (sha256, bytes, gzip, analysis_gzip) VALUES (?, ?, ?, ?)');
     this.hasBlobStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM blobs WHERE sha256 = ?');
-    this.insertDoc = db.prepare(`INSERT INTO documents (room_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertDoc = db.prepare(`INSERT INTO documents (room_id, ${COLUMNS}) VALUES (?${', ?'.repeat(16)})`);
     this.listStmt = db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? ORDER BY created_at, id`);
     this.getStmt = db.prepare<[string, string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? AND id = ?`);
     this.blobStmt = db.prepare<[string], { gzip: Buffer }>('SELECT gzip FROM blobs WHERE sha256 = ?');
@@ -57,6 +96,11 @@ export class DocumentsStore {
     this.partStmt = db.prepare<[string, string, number], { gzip: Buffer }>('SELECT gzip FROM analysis_parts WHERE sha256 = ? AND part = ? AND version = ?');
     this.putPart = db.prepare('INSERT OR REPLACE INTO analysis_parts (sha256, part, version, gzip) VALUES (?, ?, ?, ?)');
     this.usageStmt = db.prepare<[string], { documents: number; bytes: number }>('SELECT COUNT(*) AS documents, COALESCE(SUM(bytes), 0) AS bytes FROM documents WHERE room_id = ?');
+    this.samePathStmt = db.prepare<[string, string, string], { one: number }>('SELECT 1 AS one FROM documents WHERE room_id = ? AND module_path = ? AND sha256 = ? LIMIT 1');
+    this.moduleRefsStmt = db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? AND module_group IS NOT NULL AND pass_index IS NULL`);
+    this.roomHasBlobStmt = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM documents WHERE room_id = ? AND sha256 = ? LIMIT 1');
+    this.deleteDoc = db.prepare('DELETE FROM documents WHERE room_id = ? AND id = ?');
+    this.setPathStmt = db.prepare('UPDATE documents SET module_path = ? WHERE room_id = ? AND id = ? AND module_group IS NULL');
   }
 
   /** How many documents a room holds and their dump bytes (uncompressed) in all. */
@@ -72,8 +116,51 @@ export class DocumentsStore {
   add(roomId: string, meta: DocumentMeta, blob: StoredBlob | undefined): void {
     this.db.transaction(() => {
       if (blob && this.insertBlob.run(meta.sha256, meta.bytes, blob.gzip, blob.analysisGzip).changes > 0 && blob.parts) this.writeParts(meta.sha256, blob.parts);
-      this.insertDoc.run(roomId, meta.id, meta.sha256, meta.title, meta.kind, meta.bytes, meta.createdAt, meta.addedBy ?? null, meta.captureId ?? null);
+      this.insertDoc.run(roomId, ...rowOf(meta));
     })();
+  }
+
+  /** Stores a blob unless that content is already stored, in a transaction of its own; the documents that use it come later. */
+  putBlob(sha256: string, bytes: number, blob: StoredBlob): void {
+    this.db.transaction(() => {
+      if (this.insertBlob.run(sha256, bytes, blob.gzip, blob.analysisGzip).changes > 0 && blob.parts) this.writeParts(sha256, blob.parts);
+    })();
+  }
+
+  /**
+   * Lists documents whose blobs are stored already, all in one transaction (all or none), after
+   * `check` passes inside it. `path` is the imported file a document outside a module group came from.
+   */
+  addAll(roomId: string, docs: readonly { readonly meta: DocumentMeta; readonly path?: string | undefined }[], check: () => void = () => undefined): void {
+    this.db.transaction(() => {
+      check();
+      for (const { meta, path } of docs) this.insertDoc.run(roomId, ...rowOf(meta, path));
+    })();
+  }
+
+  /** Records the imported file a document outside a module group came from (a trace, stored by the trace ingest). */
+  setPath(roomId: string, id: string, path: string): void {
+    this.setPathStmt.run(path, roomId, id);
+  }
+
+  /** Takes a document out of a room's list (its blob stays, as content may be shared). */
+  remove(roomId: string, id: string): void {
+    this.deleteDoc.run(roomId, id);
+  }
+
+  /** Whether the room holds a file from an import at `path` with these bytes. */
+  hasFile(roomId: string, path: string, sha256: string): boolean {
+    return this.samePathStmt.get(roomId, path, sha256) !== undefined;
+  }
+
+  /** Whether some document of the room has these bytes (a room may read its own blobs, and no other room's). */
+  roomHasBlob(roomId: string, sha256: string): boolean {
+    return this.roomHasBlobStmt.get(roomId, sha256) !== undefined;
+  }
+
+  /** The `ModuleRef` of every document of the room in a module group, but pass dumps. */
+  moduleRefs(roomId: string): ModuleRef[] {
+    return this.moduleRefsStmt.all(roomId).map(moduleOf).filter((m): m is ModuleRef => m !== undefined);
   }
 
   list(roomId: string): DocumentMeta[] {

@@ -50,6 +50,28 @@ export function addDocumentProvenance(db: Database.Database): number {
 }
 
 /**
+ * Data directories from before dump folders could be imported: adds the module columns of a
+ * document (`ModuleRef`: group id, module name and number, path in the folder, and for a per-pass
+ * dump its index, pipeline, pass and when), empty for every existing row, and an index to find a
+ * room's file by its path. Runs once; returns whether it changed the schema.
+ */
+export function addDocumentModules(db: Database.Database): boolean {
+  if (hasColumn(db, 'documents', 'module_group')) return false;
+  db.transaction(() => {
+    db.exec(`ALTER TABLE documents ADD COLUMN module_group TEXT;
+      ALTER TABLE documents ADD COLUMN module_name TEXT;
+      ALTER TABLE documents ADD COLUMN module_number INTEGER;
+      ALTER TABLE documents ADD COLUMN module_path TEXT;
+      ALTER TABLE documents ADD COLUMN pass_index INTEGER;
+      ALTER TABLE documents ADD COLUMN pass_pipeline TEXT;
+      ALTER TABLE documents ADD COLUMN pass_name TEXT;
+      ALTER TABLE documents ADD COLUMN pass_when TEXT;
+      CREATE INDEX IF NOT EXISTS documents_by_path ON documents(room_id, module_path);`);
+  })();
+  return true;
+}
+
+/**
  * Data directories from before runner tokens were bound to one runner name: every token already
  * records the name it was created with, which from now on is the only name it may register as.
  * Adds `server_minted` (1 for the tokens the server mints for its own runners, the only ones that

@@ -48,7 +48,7 @@ export function planImport(paths: readonly string[], known: readonly ModuleRef[]
   for (const m of known) {
     const info = recognizeName(m.path);
     const folder = info.what === 'document' && info.xla ? info.xla.folder : undefined;
-    if (folder !== undefined && m.number !== undefined) modules.set(m.groupId, { groupId: m.groupId, name: m.name, number: m.number, folder });
+    if (folder !== undefined && m.number !== undefined && !modules.has(m.groupId)) modules.set(m.groupId, { groupId: m.groupId, name: m.name, number: m.number, folder });
   }
   for (const { info } of infos) {
     if (info.what !== 'document' || !info.xla) continue;

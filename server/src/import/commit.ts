@@ -1,0 +1,179 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { importPathProblem, normalizeImportPath, planImport, type FilePlan } from '@seam/shared/import';
+import { MAX_TITLE, RoomKey, layerGroups, type DocumentMeta, type ImportFile, type ImportResult } from '@seam/shared/model';
+import { gunzipAsync } from '../gunzip';
+import { prepareDocument, type IngestDeps } from '../ingest';
+import { ApiError, ErrorCode } from '../errors';
+import { assertDocumentQuota } from '../room-quotas';
+import type { BlobStaging } from '../store/blob-staging';
+import { ingestTrace } from '../trace/ingest-trace';
+
+/** What an import needs: the ingest's parts and the staged blobs. */
+export interface ImportDeps extends IngestDeps {
+  readonly staging: BlobStaging;
+}
+
+/** Where a file's bytes come from: staged for this import, or a document the room already holds. */
+type Source = { readonly staged: true } | { readonly staged: false };
+
+/** A document's title from its path: the path, or its last `MAX_TITLE` characters. */
+const titleOf = (path: string): string => (path.length <= MAX_TITLE ? path : `…${path.slice(-(MAX_TITLE - 1))}`);
+
+/** Waits between retries when the analyzer's queue is full. */
+const BUSY_RETRY_MS = [50, 200, 500, 1000, 2000, 4000];
+
+/** Runs `task` for every item, at most `limit` at once, in order of start; the first error stops new starts and is thrown. */
+async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (failed === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await task(item);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+/** `text` when the bytes are UTF-8 text, or the reason they are not (a NUL, or bytes that are not UTF-8). */
+function textOf(bytes: Uint8Array): { text: string } | { reason: string } {
+  if (bytes.subarray(0, 64 * 1024).includes(0)) return { reason: 'a binary file (it holds NUL bytes), not a text dump' };
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    return { reason: 'not UTF-8 text' };
+  }
+}
+
+/**
+ * Commits an import of `files` (paths with the sha256 and size of bytes staged for them, or held
+ * by the room already) into room `roomId`, all or nothing:
+ * - the manifest is checked first (paths safe and unique, `importFiles`, `importBytes`,
+ *   `importFileBytes`, every blob there: else `unsafe_path`, `too_many_files`, `too_large`,
+ *   `missing_blob`), and the room's document quota for everything it would add;
+ * - the files are planned by name (`planImport`: module groups, pass dumps, skipped binaries);
+ *   a file the room holds already (same path, same bytes) is counted `unchanged` and not added
+ *   again; a text is indexed and its blob stored as it goes (content-addressed, so a failed
+ *   import leaves blobs no document refers to); a trace goes through the trace ingest;
+ * - then every new document is listed in one transaction (the quota checked again inside it) and
+ *   announced in the room in one Yjs transaction. When anything fails, the traces this import
+ *   stored are taken out again and nothing else is listed.
+ * The staged blobs it used are removed after it succeeds.
+ */
+export async function commitImport(deps: ImportDeps, roomId: string, input: readonly ImportFile[]): Promise<ImportResult> {
+  const limits = deps.config.limits;
+  if (input.length > limits.importFiles) throw new ApiError(ErrorCode.tooManyFiles, `an import may hold at most ${limits.importFiles} files (SEAM_IMPORT_FILES)`);
+  const files: ImportFile[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  for (const f of input) {
+    const problem = importPathProblem(f.path);
+    if (problem) throw new ApiError(ErrorCode.unsafePath, `${JSON.stringify(f.path.slice(0, 200))}: ${problem}`);
+    const path = normalizeImportPath(f.path);
+    if (seen.has(path)) throw new ApiError(ErrorCode.badRequest, `${path} is in the manifest twice`);
+    seen.add(path);
+    if (f.bytes > limits.importFileBytes) throw new ApiError(ErrorCode.tooLarge, `${path} is larger than ${limits.importFileBytes} bytes (SEAM_IMPORT_FILE_BYTES)`);
+    total += f.bytes;
+    if (total > limits.importBytes) throw new ApiError(ErrorCode.tooLarge, `an import may hold at most ${limits.importBytes} bytes (SEAM_IMPORT_BYTES)`);
+    files.push({ ...f, path });
+  }
+  const sources = new Map<string, Source>();
+  const missing: string[] = [];
+  for (const f of files) {
+    if (sources.has(f.sha256)) continue;
+    const size = await deps.staging.size(roomId, f.sha256);
+    if (size === f.bytes) sources.set(f.sha256, { staged: true });
+    else if (deps.store.documents.roomHasBlob(roomId, f.sha256)) sources.set(f.sha256, { staged: false });
+    else missing.push(f.path);
+  }
+  if (missing.length > 0) {
+    throw new ApiError(ErrorCode.missingBlob, `${missing.length} files are neither staged nor in the room (stage them with PUT …/blobs/:sha256 first): ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`);
+  }
+
+  const bySha = new Map(files.map((f) => [f.path, f]));
+  const plans = planImport(files.map((f) => f.path), deps.store.documents.moduleRefs(roomId));
+  const skipped: { path: string; reason: string }[] = [];
+  const texts: Extract<FilePlan, { what: 'document' }>[] = [];
+  const traces: string[] = [];
+  let unchanged = 0;
+  for (const p of plans) {
+    const f = bySha.get(p.path)!;
+    if (p.what === 'skip') skipped.push({ path: p.path, reason: p.reason });
+    else if (deps.store.documents.hasFile(roomId, p.path, f.sha256)) unchanged++;
+    else if (p.what === 'trace') traces.push(p.path);
+    else texts.push(p);
+  }
+  const adding = texts.length + traces.length;
+  const newBytes = [...texts.map((p) => p.path), ...traces].reduce((n, path) => n + bySha.get(path)!.bytes, 0);
+  const assertQuota = () => {
+    const used = deps.store.documents.usage(roomId);
+    if (used.documents + adding > limits.documentsPerRoom) {
+      throw new ApiError(ErrorCode.quotaExceeded, `this import adds ${adding} documents to a room holding ${used.documents} of its ${limits.documentsPerRoom} (SEAM_DOCUMENTS_PER_ROOM)`);
+    }
+    assertDocumentQuota(deps.store.documents, limits, roomId, newBytes);
+  };
+  if (adding > 0) assertQuota();
+
+  const bytesOf = async (sha256: string): Promise<Buffer> => {
+    if (sources.get(sha256)?.staged) return readFile(deps.staging.pathOf(roomId, sha256));
+    return gunzipAsync(deps.store.documents.textGzip(sha256)!);
+  };
+  const metas: DocumentMeta[] = [];
+  // A file is told unchanged by its path; one outside a module group keeps it beside its metadata.
+  const pathOf = new Map<string, string>();
+  const traceMetas: DocumentMeta[] = [];
+  const undo = () => {
+    for (const m of traceMetas) deps.store.documents.remove(roomId, m.id);
+    if (traceMetas.length > 0) deps.rooms.get(roomId).transact((doc) => { for (const m of traceMetas) doc.getMap(RoomKey.documents).delete(m.id); });
+  };
+  try {
+    await eachLimited(texts, limits.analyzerWorkers, async (p) => {
+      const f = bySha.get(p.path)!;
+      if (f.bytes > limits.documentBytes) throw new ApiError(ErrorCode.tooLarge, `${p.path} has ${f.bytes} bytes; a dump may be at most ${limits.documentBytes} (SEAM_DOCUMENT_BYTES)`);
+      const content = textOf(await bytesOf(f.sha256));
+      if ('reason' in content) {
+        skipped.push({ path: p.path, reason: content.reason });
+        return;
+      }
+      const extra = { ...(p.kind !== undefined ? { kind: p.kind } : {}), ...(p.module ? { module: p.module } : {}) };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const { meta, blob, trace } = await prepareDocument(deps, roomId, titleOf(p.path), content.text, extra);
+          pathOf.set(meta.id, p.path);
+          if (blob) deps.store.documents.putBlob(meta.sha256, meta.bytes, blob);
+          if (trace) deps.store.traces.put(meta.sha256, trace);
+          metas.push(meta);
+          return;
+        } catch (err) {
+          const wait = BUSY_RETRY_MS[attempt];
+          if (!(err instanceof ApiError && err.code === ErrorCode.busy) || wait === undefined) throw err;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+      }
+    });
+    for (const path of traces) {
+      const f = bySha.get(path)!;
+      const body = sources.get(f.sha256)?.staged ? createReadStream(deps.staging.pathOf(roomId, f.sha256), { highWaterMark: 1024 * 1024 }) : Readable.from([await bytesOf(f.sha256)]);
+      const meta = await ingestTrace(deps, roomId, titleOf(path), body);
+      traceMetas.push(meta);
+      deps.store.documents.setPath(roomId, meta.id, path);
+    }
+    deps.store.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), () => { if (metas.length > 0) assertQuota(); });
+    if (metas.length > 0) deps.rooms.get(roomId).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
+  } catch (err) {
+    undo();
+    throw err;
+  }
+  await deps.staging.remove(roomId, files.filter((f) => sources.get(f.sha256)?.staged).map((f) => f.sha256));
+  const documents = [...metas, ...traceMetas];
+  const groups = layerGroups(documents).map((g) => ({ key: g.key, label: g.label, documentIds: g.docs.map((d) => d.id) }));
+  deps.log.info({ room: roomId, files: files.length, added: documents.length, unchanged, skipped: skipped.length }, 'import committed');
+  return { documents, groups, skipped, added: documents.length, unchanged };
+}

@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { Hono, type Context } from 'hono';
+import { ImportManifest, type ImportFile } from '@seam/shared/model';
+import type { AppDeps } from '../app';
+import { requireRole } from '../auth/require';
+import { badRequest, issuesMessage, notFound } from '../errors';
+import { commitImport } from '../import/commit';
+import { stageEntries, type ImportEntry } from '../import/entries';
+import { multipartEntries } from '../import/multipart-entries';
+import { tarEntries } from '../import/tar-entries';
+import { zipEntries } from '../import/zip-entries';
+import { assertUnlocked } from '../room-lock';
+import { BlobStaging } from '../store/blob-staging';
+import { limitBody, readJson } from './validate';
+
+const WRITERS = ['owner', 'annotator'] as const;
+
+/** Content types of an archive body, by format. */
+const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
+const TAR_TYPES = ['application/x-tar', 'application/tar'];
+const TAR_GZ_TYPES = ['application/gzip', 'application/x-gzip', 'application/x-tgz', 'application/x-compressed-tar'];
+
+/**
+ * The import API, editors only (owner and annotator; a locked room takes its owner's only):
+ * - `HEAD` (or `GET`) `/api/rooms/:id/blobs/:sha256`: 200 when that content is staged for the room
+ *   or held by one of its documents (so a push need not send it; `GET` says which), else 404;
+ * - `PUT /api/rooms/:id/blobs/:sha256`: stages the raw body, verified against its sha256 (201);
+ * - `POST /api/rooms/:id/imports`: a JSON `ImportManifest` of staged files, a `multipart/form-data`
+ *   folder (one part per file, its filename the relative path), or an archive body (`.zip`,
+ *   `.tar`, `.tar.gz`): every file staged as it streams, then committed at once. Answers an
+ *   `ImportResult` (201 when it added documents, 200 when the room held them all already).
+ */
+export function importRoutes(deps: AppDeps): Hono {
+  const { store, config } = deps;
+  const staging = new BlobStaging(join(config.dataDir, 'staging'), config.limits);
+  const importDeps = { ...deps, staging };
+  const app = new Hono();
+  const editor = (c: Context) => {
+    const roomId = c.req.param('id') ?? '';
+    assertUnlocked(deps.rooms, roomId, requireRole(c, store, roomId, WRITERS).role);
+    return roomId;
+  };
+
+  // HEAD is answered by this GET route, without its body.
+  app.get('/:id/blobs/:sha256', async (c) => {
+    const roomId = editor(c);
+    const sha = c.req.param('sha256');
+    const size = await staging.size(roomId, sha);
+    if (size !== undefined) return c.json({ sha256: sha, bytes: size, where: 'staged' });
+    if (store.documents.roomHasBlob(roomId, sha)) return c.json({ sha256: sha, where: 'document' });
+    throw notFound('no such blob staged');
+  });
+
+  app.put('/:id/blobs/:sha256', async (c) => {
+    const roomId = editor(c);
+    const sha = c.req.param('sha256');
+    staging.pathOf(roomId, sha);
+    const body = c.req.raw.body ?? Readable.from([]);
+    const max = config.limits.importFileBytes;
+    const staged = await staging.put(roomId, body as AsyncIterable<Uint8Array>, { maxBytes: max, tooLarge: `a staged file may be at most ${max} bytes (SEAM_IMPORT_FILE_BYTES)` }, sha);
+    return c.json(staged, 201);
+  });
+
+  // A manifest names each file in a few hundred bytes at most.
+  const manifestLimit = limitBody(Math.max(config.limits.requestBytes, config.limits.importFiles * 1200), 'the manifest is too large');
+  app.post('/:id/imports', async (c, next) => {
+    editor(c);
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/json') return next();
+    const roomId = c.req.param('id');
+    const raw = c.req.raw.body;
+    if (!raw) throw badRequest('the import is empty');
+    const body = Readable.fromWeb(raw as import('node:stream/web').ReadableStream<Uint8Array>);
+    let entries: AsyncIterable<ImportEntry>;
+    if (type === 'multipart/form-data') entries = multipartEntries(body, { 'content-type': c.req.header('content-type') ?? '' });
+    else if (ZIP_TYPES.includes(type)) entries = zipEntries(body, join(config.dataDir, 'staging', '.tmp'), config.limits.importBytes);
+    else if (TAR_TYPES.includes(type)) entries = tarEntries(body, false);
+    else if (TAR_GZ_TYPES.includes(type)) entries = tarEntries(body, true);
+    else {
+      body.destroy();
+      throw badRequest('send a JSON manifest, multipart/form-data (one part per file), application/zip, application/x-tar or application/gzip (a .tar.gz)');
+    }
+    const files = await stageEntries(staging, roomId, entries, config.limits);
+    if (files.length === 0) throw badRequest('the import holds no files');
+    const result = await commitImport(importDeps, roomId, files);
+    return c.json(result, result.added > 0 ? 201 : 200);
+  }, manifestLimit, async (c) => {
+    const parsed = ImportManifest.safeParse(await readJson(c, 'the manifest is not valid JSON'));
+    if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
+    const result = await commitImport(importDeps, c.req.param('id'), parsed.data.files as ImportFile[]);
+    return c.json(result, result.added > 0 ? 201 : 200);
+  });
+
+  return app;
+}
