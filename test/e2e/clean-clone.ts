@@ -14,21 +14,37 @@ const CACHES = new Set(['.vite', '.cache', '.vite-temp']);
  * committed, no build output, no virtualenv, no data. Instead of `npm ci` (minutes) it gets a
  * `node_modules` of links: each installed package links to `root`'s copy, while the workspace
  * packages (`@seam/*`) and the `.bin` commands resolve to the clone's own sources, so the clone's
- * code is what runs. That is only honest when the lockfile is the one installed, so it throws when
- * the clone's `package-lock.json` differs from `root`'s.
+ * code is what runs. That is only honest when every package the clone's `package-lock.json` names
+ * is installed at its locked version, so it throws when one is not (see `lockMismatches`).
  */
 export function cleanClone(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'seam-clone-'));
   execFileSync('git', ['clone', '--quiet', root, dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (readFileSync(join(dir, 'package-lock.json'), 'utf8') !== readFileSync(join(root, 'package-lock.json'), 'utf8')) {
-    throw new Error('the committed package-lock.json differs from the installed one: run npm ci in a real clone instead');
-  }
+  const mismatches = lockMismatches(join(dir, 'package-lock.json'), root);
+  if (mismatches.length > 0) throw new Error(`the committed package-lock.json is not what is installed (${mismatches.slice(0, 5).join('; ')}): run npm ci`);
   linkNodeModules(join(root, 'node_modules'), join(dir, 'node_modules'));
   for (const ws of WORKSPACES) {
     const own = join(root, ws, 'node_modules');
     if (existsSync(own) && existsSync(join(dir, ws))) symlinkSync(own, join(dir, ws, 'node_modules'));
   }
   return dir;
+}
+
+/** Each package of the lockfile at `lockPath` that `root` lacks or holds at another version (optional ones may be absent). */
+export function lockMismatches(lockPath: string, root: string): string[] {
+  const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as { packages: Record<string, { version?: string; link?: boolean; optional?: boolean }> };
+  const out: string[] = [];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.includes('node_modules/') || entry.link || entry.version === undefined) continue;
+    const manifest = join(root, path, 'package.json');
+    if (!existsSync(manifest)) {
+      if (!entry.optional) out.push(`${path} is not installed`);
+      continue;
+    }
+    const installed = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
+    if (installed !== entry.version) out.push(`${path} is ${installed ?? 'unversioned'}, locked ${entry.version}`);
+  }
+  return out;
 }
 
 /** Links each package of `from` into a new `to`; relative links (workspaces, `.bin`) are copied as they are, so they resolve inside the clone. */
