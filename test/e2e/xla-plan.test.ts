@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { openDocument } from './ir-kit';
+
+/** The MLP compiled by XLA:CPU with `--xla_dump_to` (test/fixtures/xla-dump/README.md). */
+const file = (suffix: string): string => readFileSync(new URL(`../fixtures/xla-dump/mlp/module_0000.jit_mlp.${suffix}`, import.meta.url), 'utf8');
+const HLO_TITLE = 'module_0000.jit_mlp.cpu_after_optimizations.txt';
+const BA_TITLE = 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.txt';
+const HLO = file('cpu_after_optimizations.txt');
+const BA = file('cpu_after_optimizations-buffer-assignment.txt');
+
+let server: TestServer;
+let browser: Browser;
+let ada: Person;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  const room = await createRoom(server, 'MLP: XLA’s plan');
+  await addDocument(server, room.id, room.tokens.owner, HLO_TITLE, HLO);
+  await addDocument(server, room.id, room.tokens.owner, BA_TITLE, BA);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('XLA’s buffer assignment beside the optimized HLO', () => {
+  it('shows the allocation XLA made for a spill candidate, and the estimate against XLA’s plan', async () => {
+    await openDocument(ada.page, HLO_TITLE, 'HloModule jit_mlp');
+    await ada.page.getByRole('tab', { name: 'Spills' }).click();
+    const panel = ada.page.getByRole('region', { name: 'Spills' });
+    const row = panel.getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').filter({ hasText: 'wrapped_convert.1' });
+    // From the buffer assignment: ` value: <30 wrapped_convert.1 @0> (size=8192,offset=0)` in `allocation 7: size 8832, preallocated-temp`.
+    const allocation = row.locator('.allocation');
+    await expect.poll(async () => (await allocation.textContent()) ?? '', { timeout: 15_000 }).toContain('allocation 7');
+    expect((await allocation.textContent())?.replace(/\s+/g, ' ').trim()).toBe('XLA: allocation 7 (preallocated-temp), 8 KiB at offset 0 of 8.6 KiB');
+    const summary = panel.getByLabel('XLA\'s plan');
+    expect(await summary.getAttribute('data-estimate')).toBe('8832');
+    expect(await summary.getAttribute('data-allocated')).toBe('8832');
+    expect(await summary.textContent()).toContain('3 of 3 candidates');
+  });
+
+  it('lists the allocations, sorts them by size, and opens a value’s HLO line', async () => {
+    await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /buffer-assignment/ }).click();
+    const view = ada.page.getByRole('region', { name: 'Buffer assignment' });
+    const table = view.getByRole('table', { name: 'Allocations' });
+    await table.waitFor();
+    const sizes = async () => table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-size'))));
+    expect(await sizes()).toEqual([16384, 4096, 256, 64, 4, 4, 4, 8832]);
+    await view.getByRole('button', { name: /^Sort by size/ }).click();
+    expect(await sizes()).toEqual([16384, 8832, 4096, 256, 64, 4, 4, 4]);
+    expect(await view.locator('.summary').getAttribute('data-total')).toBe('29644');
+
+    await table.locator('tr[data-allocation="7"]').getByRole('button', { name: 'ynn_fusion' }).click();
+    await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toMatch(/^\s*%?ynn_fusion = f32\[32\]\{0\} fusion\(/);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a buffer assignment’s own text as text, never as markup', async () => {
+    const room = await createRoom(server, 'hostile plan');
+    await addDocument(server, room.id, room.tokens.owner, 'evil buffer-assignment', 'BufferAssignment:\nallocation 0: size 4, constant:\n value: <1 <img src=x onerror="window.pwned=1"> @0> (size=4,offset=0): f32[]\n');
+    const eve = await openAs(browser, room.links.viewer, 'Eve', errors);
+    const view = eve.page.getByRole('region', { name: 'Buffer assignment' });
+    await view.getByRole('list', { name: 'Problems' }).waitFor();
+    expect(await view.textContent()).toContain('expected ` value: <id name> (size=S,offset=O): shape`');
+    expect(await eve.page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await eve.page.locator('img[src="x"]').count()).toBe(0);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { DocumentMeta } from '@seam/shared/model';
+import { assignmentDocsFor, hloCandidatesFor, namesModule, passDocsOf, passLabel } from './plan-docs';
+
+let n = 0;
+function doc(kind: DocumentMeta['kind'], title: string, module?: DocumentMeta['module']): DocumentMeta {
+  n++;
+  return { id: `d${n}`, title, kind, bytes: 1, sha256: `s${n}`, createdAt: n, ...(module ? { module } : {}) };
+}
+const mod = (groupId: string, name: string, path: string, pass?: NonNullable<DocumentMeta['module']>['pass']) => ({ groupId, name, path, ...(pass ? { pass } : {}) });
+
+describe('which documents hold XLA’s plan for an optimized HLO', () => {
+  it('takes the buffer assignments of the HLO’s module group, all of its split files', () => {
+    const hlo = doc('hlo-opt', 'after', mod('g1', 'jit_mlp', 'a.txt'));
+    const ba = doc('buffer-assignment', 'ba', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.txt'));
+    const live = doc('buffer-assignment', 'live', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-live-range.txt'));
+    const other = doc('buffer-assignment', 'other', mod('g2', 'jit_mlp', 'module_0001.jit_mlp.cpu_after_optimizations-buffer-assignment.txt'));
+    expect(assignmentDocsFor([hlo, ba, other, live], hlo, 'jit_mlp')).toEqual([ba, live]);
+  });
+
+  it('without a group, takes the buffer assignment whose module or title names the HLO’s module, as a whole word', () => {
+    const hlo = doc('hlo-opt', 'mlp.txt');
+    const mlp = doc('buffer-assignment', 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.txt');
+    const mlp2 = doc('buffer-assignment', 'module_0003.jit_mlp2.cpu_after_optimizations-buffer-assignment.txt');
+    expect(assignmentDocsFor([hlo, mlp, mlp2], hlo, 'jit_mlp')).toEqual([mlp]);
+    expect(assignmentDocsFor([hlo, mlp, mlp2], hlo, null)).toEqual([]);
+    expect(namesModule('a.jit_mlp.b', 'jit_mlp')).toBe(true);
+    expect(namesModule('a.jit_mlp2.b', 'jit_mlp')).toBe(false);
+  });
+
+  it('offers a buffer assignment its group’s optimized HLO, else every one newest first, never a pass dump', () => {
+    const old = doc('hlo-opt', 'old');
+    const pass = doc('hlo-opt', 'pass', mod('g1', 'jit_mlp', 'p.txt', { index: 3, name: 'fusion', when: 'after' }));
+    const fresh = doc('hlo-opt', 'new');
+    const ba = doc('buffer-assignment', 'ba');
+    expect(hloCandidatesFor([old, pass, fresh, ba], ba)).toEqual([fresh, old]);
+  });
+
+  it('lists a module group’s pass dumps in pass order with their pass as label', () => {
+    const b = doc('hlo', 'b', mod('g1', 'jit_mlp', 'b.txt', { index: 2, pipeline: 'simplification', name: 'algsimp', when: 'after' }));
+    const a = doc('hlo', 'a', mod('g1', 'jit_mlp', 'a.txt', { index: 1, name: 'pipeline-start', when: 'after' }));
+    const main = doc('hlo-opt', 'main', mod('g1', 'jit_mlp', 'm.txt'));
+    expect(passDocsOf([b, main, a], main)).toEqual([a, b]);
+    expect(passDocsOf([b, main, a], doc('hlo', 'loose'))).toEqual([]);
+    expect(passLabel(b)).toBe('after algsimp (simplification)');
+  });
+});
