@@ -1,6 +1,7 @@
 import { Buffer, isAscii } from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChromeTraceReducer, TraceFormat, TraceFormatError, XSpaceReducer, type ReducedTrace, type TraceLimits } from '@seam/shared/trace';
+import { FileSpool } from './file-spool';
 import { storedForm } from './stored-form';
 import type { ReduceReply, ReduceRequest, ReduceWorkerData } from './reducers';
 
@@ -9,8 +10,10 @@ import type { ReduceReply, ReduceRequest, ReduceWorkerData } from './reducers';
  * chunk (each acknowledged, so the sender never runs ahead by more than a few); at `end`, the
  * reduced trace in its stored form, its buffers transferred. Errors are answered by name.
  */
-const { format, limits } = workerData as ReduceWorkerData;
-const reducer = format === TraceFormat.xplane ? new XSpaceReducer(limits as TraceLimits) : new ChromeTraceReducer(limits as TraceLimits);
+const { format, limits, spoolFd } = workerData as ReduceWorkerData;
+const reducer = format === TraceFormat.xplane
+  ? new XSpaceReducer(limits as TraceLimits, spoolFd !== undefined ? new FileSpool(spoolFd) : undefined)
+  : new ChromeTraceReducer(limits as TraceLimits);
 const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Whether every chunk so far was ASCII (read as Latin-1, several times faster): the decoder has seen nothing yet. */
 let ascii = true;

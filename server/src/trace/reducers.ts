@@ -1,12 +1,14 @@
+import { closeSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_TRACE_LIMITS, TraceFormat, TraceFormatError, TraceTooLarge, sniffTraceFormat, type TraceLimits } from '@seam/shared/trace';
 import type { Logger } from 'pino';
 import { startAnalysisWorker } from '../analyzer';
 import type { Limits } from '../config';
+import { openSpoolFile } from './file-spool';
 import type { StoredTrace } from './stored-form';
 
-/** What the reduce worker is started with. */
-export interface ReduceWorkerData { readonly format: TraceFormat; readonly limits: TraceLimits }
+/** What the reduce worker is started with: an XSpace's spool file (a descriptor this thread opened and closes). */
+export interface ReduceWorkerData { readonly format: TraceFormat; readonly limits: TraceLimits; readonly spoolFd?: number }
 /** Messages to the reduce worker: a chunk of the decompressed trace (transferred), or its end. */
 export type ReduceRequest = { readonly type: 'chunk'; readonly bytes: Uint8Array } | { readonly type: 'end' };
 /** Its answers: a chunk was read; the stored form; or why it failed (the error's name and message). */
@@ -42,13 +44,16 @@ export class TraceReducers {
     if (this.active >= this.limits.analyzerWorkers) throw new TraceReducersBusy(`${this.active} traces are being reduced; try again shortly`);
     this.active += 1;
     let worker: Worker | undefined;
+    let spoolFd: number | undefined;
     const it = source[Symbol.asyncIterator]();
     try {
       const first = await it.next();
       if (first.done) throw new TraceFormatError('the trace is empty');
       const format = sniffTraceFormat(first.value) ?? TraceFormat.chromeJson;
+      // An XSpace's planes are read back from disk (`XSpaceReducer`), not held.
+      if (format === TraceFormat.xplane) spoolFd = openSpoolFile();
       // Node's default young generation: the garbage is one parsed chunk at a time, and a larger one only adds resident memory.
-      worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), { format, limits: this.traceLimits } satisfies ReduceWorkerData, {
+      worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), { format, limits: this.traceLimits, ...(spoolFd !== undefined ? { spoolFd } : {}) } satisfies ReduceWorkerData, {
         maxOldGenerationSizeMb: this.limits.analyzerHeapMb,
       });
       this.workers.add(worker);
@@ -57,10 +62,12 @@ export class TraceReducers {
       // Ends the source early when the reduction failed (its streams are closed).
       await it.return?.();
       this.active -= 1;
+      const fd = spoolFd;
       if (worker) {
         this.workers.delete(worker);
-        void worker.terminate();
-      }
+        // The spool file is closed once its worker cannot use the descriptor any more.
+        void worker.terminate().finally(() => fd !== undefined && closeSync(fd));
+      } else if (fd !== undefined) closeSync(fd);
     }
   }
 

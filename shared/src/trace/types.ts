@@ -103,9 +103,9 @@ export interface TraceEvent {
 export interface TraceLimits {
   /** Events kept, at most. */
   readonly maxEvents: number;
-  /** Bytes of one JSON trace event, at most. */
+  /** Bytes of one JSON trace event, at most; of one XSpace event, metadata entry or string field, and of a line's fields besides its events. */
   readonly maxEventBytes: number;
-  /** Bytes of one XSpace plane, at most: a plane is decoded whole. */
+  /** Bytes of one XSpace plane, at most (spooled and read back in pieces, not held). */
   readonly maxPlaneBytes: number;
   /** Nesting of arrays and objects in a JSON trace, at most. */
   readonly maxDepth: number;
