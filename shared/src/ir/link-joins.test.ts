@@ -78,6 +78,17 @@ describe('linkLayers with two dots on one source line', () => {
   });
 });
 
+describe('linkLayers with one jitted function called twice from one line', () => {
+  it('tells the calls apart by the width each dot contracts, not by text order', () => {
+    const { rows } = layers('repeated_call');
+    // The HLO prints the second call's dot (`[8,24]·[24,24]`) first.
+    expect(joined(rows, 'dot_general', ['stablehlo.dot_general'], ['dot'])).toEqual({
+      'main/jit(inner).jaxpr e': { stablehlo: ['@inner %0'], hlo: ['dot_general.5'] },
+      'main/jit(inner).jaxpr g': { stablehlo: ['@inner_0 %0'], hlo: ['dot_general.4'] },
+    });
+  });
+});
+
 describe('linkLayers with reductions', () => {
   it('keeps a reducer computation’s scalar add out of the reduce_sum row', () => {
     const { rows } = layers('reducers');

@@ -20,13 +20,15 @@ const SKIP_OPS = new Set(['parameter']);
  * - the pair sharing more of the user's scopes from the inside out wins, and a scope the equation
  *   is in but the op is not counts against it;
  * - then the same result shape (or the same elements regrouped, `[2,8,32]` as `[16,32]`, or
- *   permuted for a folded transpose) and element kind.
+ *   permuted for a folded transpose), element kind and, for dots, contraction size (what tells
+ *   one call of a function from the next when only its input width differs).
  * Ops in reducer or comparator computations (`applied`) join nothing. Equations that still tie
- * share their ops out in program order.
+ * share the ops of each opcode out in program order.
  */
 export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis): MappingRow[] {
   const jaxprTypes = typesOf(jaxpr);
-  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k)));
+  const contractions = contractionsOf(jaxpr);
+  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k), contractions.get(nameKey(k.scope, k.name))));
   // Without name stacks every equation reads as under no transform: the transforms say nothing then.
   const transformsKnown = hasNameStacks(jaxpr);
   assign(eqs, stablehlo, transformsKnown, (e) => e.stablehlo);
@@ -85,6 +87,7 @@ class Equation {
   constructor(
     readonly key: CrossLayerKey,
     readonly shape: Shape | undefined,
+    readonly contraction: number | undefined,
   ) {
     this.stack = readNameStack(key.source.opName ?? key.op);
   }
@@ -100,6 +103,7 @@ interface Op {
   readonly stack: NameStack;
   readonly source: SourceRef;
   readonly shape: Shape | undefined;
+  readonly contraction: number | undefined;
   /** An HLO dot named after the transpose XLA folded into it. */
   readonly foldedTranspose: boolean;
 }
@@ -113,6 +117,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     else byLeaf.set(e.stack.leaf, [e]);
   }
   const types = typesOf(layer);
+  const contractions = contractionsOf(layer);
   const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
   // A large HLO repeats a few thousand name stacks over its instructions: each is read once.
   const stacks = new Map<string, NameStack>();
@@ -126,7 +131,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     const foldedTranspose = k.op === 'dot' && stack.leaf === 'transpose';
     const candidates = byLeaf.get(foldedTranspose ? 'dot_general' : stack.leaf);
     if (!candidates) continue;
-    const op: Op = { stack, source: k.source, shape: shapeOf(types, k), foldedTranspose };
+    const op: Op = { stack, source: k.source, shape: shapeOf(types, k), contraction: contractions.get(nameKey(k.scope, k.name)), foldedTranspose };
     let best = -Infinity;
     let tied: Equation[] = [];
     for (const e of candidates) {
@@ -139,9 +144,9 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     const linked: LinkedOp = k.fusion ? { name: k.name, op: k.op, scope: k.scope, line: k.line, fusion: k.fusion } : { name: k.name, op: k.op, scope: k.scope, line: k.line };
     ties.push({ op: linked, tied });
   }
-  // Ops tied between several equations are dealt out in program order, proportionally.
+  // Ops of one opcode tied between several equations are dealt out in program order, proportionally.
   const groups = new Map<string, number>();
-  for (const t of ties) if (t.tied.length > 1) groups.set(groupKey(t.tied), (groups.get(groupKey(t.tied)) ?? 0) + 1);
+  for (const t of ties) if (t.tied.length > 1) groups.set(groupKey(t.tied, t.op), (groups.get(groupKey(t.tied, t.op)) ?? 0) + 1);
   const seen = new Map<string, number>();
   for (const t of ties) {
     if (t.tied.length === 1) {
@@ -149,7 +154,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
       if (only) into(only).push(t.op);
       continue;
     }
-    const g = groupKey(t.tied);
+    const g = groupKey(t.tied, t.op);
     const k = seen.get(g) ?? 0;
     seen.set(g, k + 1);
     const m = groups.get(g) ?? 1;
@@ -158,8 +163,8 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
   }
 }
 
-function groupKey(eqs: readonly Equation[]): string {
-  return eqs.map((e) => e.key.from).join(',');
+function groupKey(eqs: readonly Equation[], op: LinkedOp): string {
+  return `${op.op} ${eqs.map((e) => e.key.from).join(',')}`;
 }
 
 /** How well `op` fits equation `e`; undefined rules it out. */
@@ -187,6 +192,7 @@ function score(e: Equation, op: Op, transformsKnown: boolean): number | undefine
     else if (regrouped(op.shape.dims, e.shape.dims)) s += 4;
     if (op.shape.family === e.shape.family) s += 2;
   }
+  if (op.contraction !== undefined && op.contraction === e.contraction) s += 3;
   return s;
 }
 
@@ -223,6 +229,22 @@ function regrouped(a: readonly number[], b: readonly number[]): boolean {
     }
   }
   return i === x.length && j === y.length;
+}
+
+function nameKey(scope: string, name: string): string {
+  return `${scope}\u0000${name}`;
+}
+
+/** Each dot's contraction size (the product of its lhs contracting dimensions), by scope and name; dynamic ones left out. */
+function contractionsOf(layer: Analysis): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const d of layer.index.dots) {
+    if (d.lhs.length === 0) continue;
+    let n = 1;
+    for (const c of d.lhsContracting) n *= d.lhs[c] ?? -1;
+    if (n > 0) out.set(nameKey(d.scope, d.name), n);
+  }
+  return out;
 }
 
 /** Printed type of every value of a layer, by scope and name. */
