@@ -68,6 +68,21 @@ describe('linkLayers on a remat’d, scanned, mixed-precision program and its gr
   });
 });
 
+describe('linkLayers on a bf16 MLP’s gradient whose weight and activation gradients share a result shape', () => {
+  it('joins each dot_general by which operand runs it contracts, not by the first shape that fits', () => {
+    const { rows } = layers('mlp_grad');
+    // 4·8 = 32: `bd` ([4,8,64], flattened to [32,64]) and `ba` ([32,64]) read alike by shape alone.
+    expect(joined(rows, 'dot_general', ['stablehlo.dot_general'], ['dot'])).toEqual({
+      'main f': { stablehlo: ['@main %2'], hlo: ['dot.13'] },
+      'main t': { stablehlo: ['@main %23'], hlo: ['dot.12'] },
+      'main ba': { stablehlo: ['@main %31'], hlo: ['dot.7'] },
+      'main bd': { stablehlo: ['@main %36'], hlo: ['dot.11'] },
+      'main bs': { stablehlo: ['@main %56'], hlo: ['dot.6'] },
+      'main bv': { stablehlo: ['@main %61'], hlo: ['dot.10'] },
+    });
+  });
+});
+
 describe('linkLayers with two dots on one source line', () => {
   it('tells them apart by the column HLO keeps in its FileLocations', () => {
     const { rows } = layers('two_dots');

@@ -21,14 +21,16 @@ const SKIP_OPS = new Set(['parameter']);
  *   is in but the op is not counts against it;
  * - then the same result shape (or the same elements regrouped, `[2,8,32]` as `[16,32]`, or
  *   permuted for a folded transpose), element kind and, for dots, contraction size (what tells
- *   one call of a function from the next when only its input width differs).
+ *   one call of a function from the next when only its input width differs) and operand form
+ *   (which runs of each operand's dimensions are contracted, batch or free, flattening aside:
+ *   what tells `dW = xᵀ·dy` from `dx = dy·Wᵀ` when their results happen to have one shape).
  * Ops in reducer or comparator computations (`applied`) join nothing. Equations that still tie
  * share the ops of each opcode out in program order.
  */
 export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis): MappingRow[] {
   const jaxprTypes = typesOf(jaxpr);
-  const contractions = contractionsOf(jaxpr);
-  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k), contractions.get(nameKey(k.scope, k.name))));
+  const jaxprDots = dotsOf(jaxpr);
+  const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k), jaxprDots.get(nameKey(k.scope, k.name))));
   // Without name stacks every equation reads as under no transform: the transforms say nothing then.
   const transformsKnown = hasNameStacks(jaxpr);
   assign(eqs, stablehlo, transformsKnown, (e) => e.stablehlo);
@@ -87,7 +89,7 @@ class Equation {
   constructor(
     readonly key: CrossLayerKey,
     readonly shape: Shape | undefined,
-    readonly contraction: number | undefined,
+    readonly dot: DotFacts | undefined,
   ) {
     this.stack = readNameStack(key.source.opName ?? key.op);
   }
@@ -103,7 +105,7 @@ interface Op {
   readonly stack: NameStack;
   readonly source: SourceRef;
   readonly shape: Shape | undefined;
-  readonly contraction: number | undefined;
+  readonly dot: DotFacts | undefined;
   /** An HLO dot named after the transpose XLA folded into it. */
   readonly foldedTranspose: boolean;
 }
@@ -117,7 +119,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     else byLeaf.set(e.stack.leaf, [e]);
   }
   const types = typesOf(layer);
-  const contractions = contractionsOf(layer);
+  const dots = dotsOf(layer);
   const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
   // A large HLO repeats a few thousand name stacks over its instructions: each is read once.
   const stacks = new Map<string, NameStack>();
@@ -131,7 +133,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     const foldedTranspose = k.op === 'dot' && stack.leaf === 'transpose';
     const candidates = byLeaf.get(foldedTranspose ? 'dot_general' : stack.leaf);
     if (!candidates) continue;
-    const op: Op = { stack, source: k.source, shape: shapeOf(types, k), contraction: contractions.get(nameKey(k.scope, k.name)), foldedTranspose };
+    const op: Op = { stack, source: k.source, shape: shapeOf(types, k), dot: dots.get(nameKey(k.scope, k.name)), foldedTranspose };
     let best = -Infinity;
     let tied: Equation[] = [];
     for (const e of candidates) {
@@ -192,7 +194,10 @@ function score(e: Equation, op: Op, transformsKnown: boolean): number | undefine
     else if (regrouped(op.shape.dims, e.shape.dims)) s += 4;
     if (op.shape.family === e.shape.family) s += 2;
   }
-  if (op.contraction !== undefined && op.contraction === e.contraction) s += 3;
+  if (op.dot && e.dot) {
+    if (op.dot.contraction === e.dot.contraction) s += 3;
+    if (op.dot.form === e.dot.form) s += 3;
+  }
   return s;
 }
 
@@ -235,16 +240,43 @@ function nameKey(scope: string, name: string): string {
   return `${scope}\u0000${name}`;
 }
 
-/** Each dot's contraction size (the product of its lhs contracting dimensions), by scope and name; dynamic ones left out. */
-function contractionsOf(layer: Analysis): Map<string, number> {
-  const out = new Map<string, number>();
+/** What a dot's operands say, read alike whatever dimensions XLA merged. */
+interface DotFacts {
+  /** The product of the lhs contracting dimensions. */
+  readonly contraction: number;
+  /** Each operand's runs of batch, contracting and free dimensions with their sizes: `f32c32·c32f64`. */
+  readonly form: string;
+}
+
+/** Each dot's facts by scope and name; dots with dynamic or unknown operand shapes left out. */
+function dotsOf(layer: Analysis): Map<string, DotFacts> {
+  const out = new Map<string, DotFacts>();
   for (const d of layer.index.dots) {
-    if (d.lhs.length === 0) continue;
-    let n = 1;
-    for (const c of d.lhsContracting) n *= d.lhs[c] ?? -1;
-    if (n > 0) out.set(nameKey(d.scope, d.name), n);
+    if (d.lhs.length === 0 || d.rhs.length === 0 || d.lhs.some((n) => n < 0) || d.rhs.some((n) => n < 0)) continue;
+    let contraction = 1;
+    for (const c of d.lhsContracting) contraction *= d.lhs[c] ?? 1;
+    out.set(nameKey(d.scope, d.name), { contraction, form: `${operandForm(d.lhs, d.lhsBatch, d.lhsContracting)}·${operandForm(d.rhs, d.rhsBatch, d.rhsContracting)}` });
   }
   return out;
+}
+
+/** `[4,8,32]` contracting `[2]` → `f32c32`: neighbouring dimensions of one role merged, size-1 ones dropped. */
+function operandForm(dims: readonly number[], batch: readonly number[], contracting: readonly number[]): string {
+  let out = '';
+  let role = '';
+  let size = 1;
+  dims.forEach((n, i) => {
+    if (n === 1) return;
+    const r = batch.includes(i) ? 'b' : contracting.includes(i) ? 'c' : 'f';
+    if (r === role) {
+      size *= n;
+      return;
+    }
+    if (role) out += `${role}${size}`;
+    role = r;
+    size = n;
+  });
+  return role ? `${out}${role}${size}` : out;
 }
 
 /** Printed type of every value of a layer, by scope and name. */
