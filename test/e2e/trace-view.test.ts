@@ -63,9 +63,13 @@ afterAll(async () => {
 describe('a trace in the room', () => {
   it('draws the tracks on a canvas and lists the same ops as the trace API', async () => {
     const page = ada.page;
+    // The dump opened first can wrap its lines; a trace has none to wrap.
+    const wrap = page.getByRole('checkbox', { name: 'Wrap lines' });
+    await wrap.waitFor();
     await page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /attention\.trace\.json\.gz/ }).click();
     const canvas = page.locator('canvas[aria-label^="Timeline"]');
     await canvas.waitFor();
+    expect(await wrap.count()).toBe(0);
     await expect.poll(async () => (await colouredPixels(page)).count, { timeout: 15_000 }).toBeGreaterThan(500);
     expect(ops.length).toBe(15);
     await expect.poll(() => tableOps(page)).toEqual(ops.map((o) => o.op));

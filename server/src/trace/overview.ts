@@ -8,8 +8,8 @@ import type { TraceStore } from './store';
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
 
-/** Events an overview keeps per track: about one per pixel column of the widest timeline, at two device pixels per CSS pixel. */
-export const OVERVIEW_EVENTS = 2048;
+/** Events an overview keeps per track: about two per pixel of a wide timeline, as many as the view's windows ask for. */
+export const OVERVIEW_EVENTS = 4096;
 /** Changes when what an overview holds changes: one stored in another is computed again. */
 const OVERVIEW_VERSION = `${TRACE_FORM_VERSION}.${WINDOW_COLUMNS_VERSION}.${OVERVIEW_EVENTS}`;
 

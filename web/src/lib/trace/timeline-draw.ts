@@ -1,4 +1,5 @@
-import type { TraceEvent, TraceTrack } from '@seam/shared/trace';
+import type { TraceEvent, TraceTrack, WindowColumns } from '@seam/shared/trace';
+import { eventOf } from './event-columns';
 import { formatUs, type TimeRange } from './timeline-model';
 
 /** Geometry of the timeline, in CSS pixels. */
@@ -71,8 +72,65 @@ function fit(ctx: CanvasRenderingContext2D, text: string, max: number): string {
 }
 
 /**
+ * The events of `data` on their rows (see {@link drawTimeline}), from the typed columns, setting the
+ * fill and alpha only when they change; returns how many events of the op `highlight` it drew.
+ */
+function drawEvents(ctx: CanvasRenderingContext2D, data: WindowColumns, fills: readonly string[], view: TimeRange, width: number, yOf: ReadonlyMap<number, number>, palette: TimelinePalette, highlight: string | null): number {
+  // The highlighted op's string id; -1 when none (or it is not in this window).
+  const lit = highlight == null ? -1 : data.strings.indexOf(highlight);
+  const scale = (width - LABEL_WIDTH) / (view.toUs - view.fromUs);
+  let highlighted = 0;
+  let fill = '';
+  let alpha = 1;
+  for (const t of data.tracks) {
+    const y = yOf.get(t.track);
+    if (y === undefined) continue;
+    const { start, dur, name, op } = t;
+    /** The pixel column after the last event under a pixel wide drawn on this track. */
+    let narrowTo = -Infinity;
+    for (let i = 0; i < start.length; i++) {
+      const s = start[i]!;
+      if (s > view.toUs) break;
+      const x0 = LABEL_WIDTH + (s - view.fromUs) * scale;
+      const x1 = x0 + dur[i]! * scale;
+      if (x1 < LABEL_WIDTH) continue;
+      const isLit = lit >= 0 && op[i] === lit;
+      // An event under a pixel wide in a column already drawn on its track adds nothing (zoomed out, thousands share a column).
+      if (x1 - x0 < 1 && !isLit) {
+        const px = Math.floor(x0);
+        if (px < narrowTo) continue;
+        narrowTo = px + 1;
+      }
+      const w = Math.max(1, x1 - x0);
+      if (isLit) highlighted++;
+      const a = highlight == null || isLit ? 1 : 0.25;
+      if (a !== alpha) ctx.globalAlpha = alpha = a;
+      const f = isLit ? palette.selection : fills[op[i]! >= 0 ? op[i]! : name[i]!] ?? palette.muted;
+      if (f !== fill) ctx.fillStyle = fill = f;
+      ctx.fillRect(x0, y + 2, w, ROW_HEIGHT - 4);
+      if (w > 30) {
+        const left = Math.max(x0, LABEL_WIDTH) + 3;
+        const label = fit(ctx, data.strings[name[i]!] ?? '', Math.min(x1, width) - left - 3);
+        if (label) {
+          if (alpha !== 1) ctx.globalAlpha = alpha = 1;
+          ctx.fillStyle = fill = '#111';
+          ctx.fillText(label, left, y + ROW_HEIGHT / 2);
+        }
+      }
+    }
+  }
+  ctx.globalAlpha = 1;
+  return highlighted;
+}
+
+/** Each string's fill (a stable hue of the op or name): a window's colours worked out once, not per event per frame. */
+export function fillsOf(strings: readonly string[]): string[] {
+  return strings.map((name) => `hsl(${hue(name)} 55% 55%)`);
+}
+
+/**
  * Draws the timeline at `dpr` device pixels per CSS pixel: the time axis (from `originUs`, the trace's start), the rows' labels and each
- * track's events as rects (named where wide enough), the hovered event outlined and the selected
+ * track's events of `data` as rects (named where wide enough; `fills` from {@link fillsOf} of its strings), the hovered event outlined and the selected
  * range shaded. Events narrower than a pixel are drawn a pixel wide, so none vanishes, and only the
  * first of those in one pixel column of a track (the drawing then costs pixels, not events). With
  * `highlight` (an HLO op), that op's events are filled in the selection colour and the others
@@ -80,7 +138,7 @@ function fit(ctx: CanvasRenderingContext2D, text: string, max: number): string {
  */
 export function drawTimeline(
   ctx: CanvasRenderingContext2D,
-  o: { width: number; height: number; dpr: number; originUs: number; view: TimeRange; rows: readonly TimelineRow[]; events: readonly TraceEvent[]; hover: TraceEvent | null; selection: TimeRange | null; palette: TimelinePalette; highlight?: string | null },
+  o: { width: number; height: number; dpr: number; originUs: number; view: TimeRange; rows: readonly TimelineRow[]; data: WindowColumns | null; fills: readonly string[]; hover: TraceEvent | null; selection: TimeRange | null; palette: TimelinePalette; highlight?: string | null },
 ): number {
   const { width, height, dpr, view, rows, palette } = o;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -112,38 +170,7 @@ export function drawTimeline(
   ctx.beginPath();
   ctx.rect(LABEL_WIDTH, AXIS_HEIGHT, width - LABEL_WIDTH, height - AXIS_HEIGHT);
   ctx.clip();
-  const highlight = o.highlight;
-  let highlighted = 0;
-  /** Per track, the pixel column after the last event under a pixel wide drawn on it. */
-  const narrowTo = new Map<number, number>();
-  for (const e of o.events) {
-    const y = yOf.get(e.track);
-    if (y === undefined) continue;
-    const x0 = xOf(e.startUs, view, width);
-    const x1 = xOf(e.startUs + e.durUs, view, width);
-    if (x1 < LABEL_WIDTH || x0 > width) continue;
-    // An event under a pixel wide in a column already drawn on its track adds nothing (zoomed out, thousands share a column).
-    if (x1 - x0 < 1 && !(highlight != null && e.op === highlight)) {
-      const px = Math.floor(x0);
-      if (px < (narrowTo.get(e.track) ?? -Infinity)) continue;
-      narrowTo.set(e.track, px + 1);
-    }
-    const w = Math.max(1, x1 - x0);
-    const lit = highlight != null && e.op === highlight;
-    if (lit) highlighted++;
-    ctx.globalAlpha = highlight == null || lit ? 1 : 0.25;
-    ctx.fillStyle = lit ? palette.selection : `hsl(${hue(e.op ?? e.name)} 55% 55%)`;
-    ctx.fillRect(x0, y + 2, w, ROW_HEIGHT - 4);
-    ctx.globalAlpha = 1;
-    if (w > 30) {
-      const left = Math.max(x0, LABEL_WIDTH) + 3;
-      const label = fit(ctx, e.name, Math.min(x1, width) - left - 3);
-      if (label) {
-        ctx.fillStyle = '#111';
-        ctx.fillText(label, left, y + ROW_HEIGHT / 2);
-      }
-    }
-  }
+  const highlighted = o.data ? drawEvents(ctx, o.data, o.fills, view, width, yOf, palette, o.highlight ?? null) : 0;
   if (o.hover) {
     const y = yOf.get(o.hover.track);
     if (y !== undefined) {
@@ -188,16 +215,20 @@ export function drawTimeline(
 }
 
 /** The event under (x, y): on that row's track, covering that time within 2 px, the shortest (innermost) when nested. */
-export function eventAt(x: number, y: number, o: { width: number; view: TimeRange; rows: readonly TimelineRow[]; events: readonly TraceEvent[] }): TraceEvent | null {
-  if (x < LABEL_WIDTH) return null;
+export function eventAt(x: number, y: number, o: { width: number; view: TimeRange; rows: readonly TimelineRow[]; data: WindowColumns | null }): TraceEvent | null {
+  if (x < LABEL_WIDTH || !o.data) return null;
   const row = o.rows.find((r) => r.type === 'track' && y >= r.y && y < r.y + ROW_HEIGHT);
   if (!row || row.type !== 'track') return null;
+  const t = o.data.tracks.find((c) => c.track === row.track.id);
+  if (!t) return null;
   const slack = (2 * (o.view.toUs - o.view.fromUs)) / Math.max(1, o.width - LABEL_WIDTH);
-  const t = timeAt(x, o.view, o.width);
-  let best: TraceEvent | null = null;
-  for (const e of o.events) {
-    if (e.track !== row.track.id || e.startUs - slack > t || e.startUs + e.durUs + slack < t) continue;
-    if (!best || e.durUs < best.durUs) best = e;
+  const at = timeAt(x, o.view, o.width);
+  let best = -1;
+  for (let i = 0; i < t.start.length; i++) {
+    const s = t.start[i]!;
+    if (s - slack > at) break;
+    if (s + t.dur[i]! + slack < at) continue;
+    if (best < 0 || t.dur[i]! < t.dur[best]!) best = i;
   }
-  return best;
+  return best < 0 ? null : eventOf(o.data, t, best);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent, TraceTrack } from '@seam/shared/trace';
+import { columnsOf } from './test-columns';
 import { clampRange, fetchWindow, formatUs, orderTracks, panBy, rangeStats, zoomAround } from './timeline-model';
 
 const bounds = { fromUs: 100, toUs: 1100 };
@@ -35,7 +36,7 @@ describe('the timeline model', () => {
   });
 
   it('sums busy time once for nested events and clips ops to the range', () => {
-    const s = rangeStats([ev(0, 0, 100), ev(0, 10, 20, 'dot'), ev(0, 150, 100, 'dot'), ev(1, 50, 10, 'add'), ev(1, 500, 10, 'add')], { fromUs: 20, toUs: 200 });
+    const s = rangeStats(columnsOf([ev(0, 0, 100), ev(0, 10, 20, 'dot'), ev(0, 150, 100, 'dot'), ev(1, 50, 10, 'add'), ev(1, 500, 10, 'add')]), { fromUs: 20, toUs: 200 });
     expect(s.events).toBe(4);
     expect(s.busy).toEqual([{ track: 0, us: 80 + 50 }, { track: 1, us: 10 }]);
     expect(s.ops).toEqual([{ op: 'dot', module: 'm', us: 10 + 50, count: 2 }, { op: 'add', module: 'm', us: 10, count: 1 }]);

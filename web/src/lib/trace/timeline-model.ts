@@ -1,4 +1,4 @@
-import type { TraceEvent, TraceTrack } from '@seam/shared/trace';
+import type { TraceTrack, WindowColumns } from '@seam/shared/trace';
 
 /** A visible time range of the timeline, in microseconds. */
 export interface TimeRange {
@@ -56,25 +56,30 @@ export interface RangeStats {
 }
 
 /**
- * Statistics of `range` over `events` (each track's sorted by start): events overlapping it, busy
+ * Statistics of `range` over the events of `data` (each track's sorted by start): events overlapping it, busy
  * time per track (the union of its events clipped to the range, so nested events count once), and
  * op time clipped to the range, largest first (at most `topOps`).
  */
-export function rangeStats(events: readonly TraceEvent[], range: TimeRange, topOps = 5): RangeStats {
+export function rangeStats(data: WindowColumns | null, range: TimeRange, topOps = 5): RangeStats {
   let count = 0;
   const spans = new Map<number, [number, number][]>();
   const ops = new Map<string, { op: string; module?: string; us: number; count: number }>();
-  for (const e of events) {
-    const a = Math.max(e.startUs, range.fromUs);
-    const b = Math.min(e.startUs + e.durUs, range.toUs);
-    if (b < a || e.startUs > range.toUs) continue;
-    count++;
-    const list = spans.get(e.track) ?? [];
-    list.push([a, b]);
-    spans.set(e.track, list);
-    if (e.op) {
-      const key = `${e.module ?? ''}/${e.op}`;
-      const o = ops.get(key) ?? { op: e.op, ...(e.module ? { module: e.module } : {}), us: 0, count: 0 };
+  for (const t of data?.tracks ?? []) {
+    for (let i = 0; i < t.start.length; i++) {
+      const s = t.start[i]!;
+      if (s > range.toUs) break;
+      const a = Math.max(s, range.fromUs);
+      const b = Math.min(s + t.dur[i]!, range.toUs);
+      if (b < a) continue;
+      count++;
+      const list = spans.get(t.track) ?? [];
+      list.push([a, b]);
+      spans.set(t.track, list);
+      const op = t.op[i]! >= 0 ? data!.strings[t.op[i]!] : undefined;
+      if (!op) continue;
+      const module = t.module[i]! >= 0 ? data!.strings[t.module[i]!] : undefined;
+      const key = `${module ?? ''}/${op}`;
+      const o = ops.get(key) ?? { op, ...(module ? { module } : {}), us: 0, count: 0 };
       o.us += b - a;
       o.count++;
       ops.set(key, o);

@@ -1,12 +1,5 @@
-import type { OpAggregate, EventWindow, TraceSummary } from '@seam/shared/trace';
+import { decodeWindowColumns, type OpAggregate, type TraceSummary, type WindowColumns } from '@seam/shared/trace';
 import { failure } from '../api';
-
-/** A window of events of every track, as `GET …/trace/events` answers. */
-export interface TraceWindows {
-  readonly fromUs: number;
-  readonly toUs: number;
-  readonly windows: readonly EventWindow[];
-}
 
 /** The trace routes of one document (`/api/rooms/:id/documents/:docId/trace/…`), read with a room token. */
 export class TraceApi {
@@ -22,10 +15,19 @@ export class TraceApi {
     this.root = `${base}/api/rooms/${encodeURIComponent(roomId)}/documents/${encodeURIComponent(docId)}/trace`;
   }
 
-  private async get<T>(path: string, signal?: AbortSignal): Promise<T> {
+  private async read(path: string, signal?: AbortSignal): Promise<Response> {
     const res = await this.fetcher(`${this.root}/${path}`, { headers: { Authorization: `Bearer ${this.token}` }, ...(signal ? { signal } : {}) });
     if (!res.ok) throw await failure(res);
-    return (await res.json()) as T;
+    return res;
+  }
+
+  private async get<T>(path: string): Promise<T> {
+    return (await (await this.read(path)).json()) as T;
+  }
+
+  /** Windows in columns, decoded (a `TraceFormatError` when the bytes are not such windows). */
+  private async columns(path: string, signal?: AbortSignal): Promise<WindowColumns> {
+    return decodeWindowColumns(new Uint8Array(await (await this.read(path, signal)).arrayBuffer()));
   }
 
   summary(): Promise<TraceSummary> {
@@ -36,9 +38,14 @@ export class TraceApi {
     return this.get('ops');
   }
 
+  /** The whole trace's events of every track, downsampled to what a timeline shows at once: what it draws first. */
+  overview(signal?: AbortSignal): Promise<WindowColumns> {
+    return this.columns('overview', signal);
+  }
+
   /** The events of every track overlapping [fromUs, toUs], at most `limit` per track (downsampled past it). */
-  events(fromUs: number, toUs: number, limit: number, signal?: AbortSignal): Promise<TraceWindows> {
-    return this.get(`events?from=${fromUs}&to=${toUs}&limit=${limit}`, signal);
+  events(fromUs: number, toUs: number, limit: number, signal?: AbortSignal): Promise<WindowColumns> {
+    return this.columns(`events?from=${fromUs}&to=${toUs}&limit=${limit}&format=columns`, signal);
   }
 
   /** The original trace's bytes, gzipped (for Perfetto UI). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Annotation } from '@seam/shared/model';
 import type { TraceEvent, TraceTrack } from '@seam/shared/trace';
 import { layoutRows, LABEL_WIDTH } from './timeline-draw';
+import { columnsOf } from './test-columns';
 import { MAX_MARKERS, opMarkers, revealView, traceMarks } from './trace-marks';
 
 const author = { id: 'u', name: 'Ada', color: '#123456' };
@@ -30,17 +31,17 @@ describe('annotations drawn on a trace', () => {
     const view = { fromUs: 0, toUs: 100 };
     const width = LABEL_WIDTH + 1000;
     const events = [ev(10, 5, 'fusion.3'), ev(20, 5, 'dot'), ev(50, 10, 'fusion.3'), ev(60, 1, 'fusion.3', 'jit_g'), ev(500, 1, 'fusion.3')];
-    const m = opMarkers(events, [{ id: 'o', kind: 'spill', op: 'fusion.3', module: 'jit_f' }], view, width, rows);
+    const m = opMarkers(columnsOf(events), [{ id: 'o', kind: 'spill', op: 'fusion.3', module: 'jit_f' }], view, width, rows);
     expect(m.map((x) => [x.x, x.w])).toEqual([[LABEL_WIDTH + 100, 50], [LABEL_WIDTH + 500, 100]]);
     expect(m[0]).toMatchObject({ id: 'o', kind: 'spill', y: rows[1]!.y + 1 });
-    expect(opMarkers(events, [], view, width, rows)).toEqual([]);
+    expect(opMarkers(columnsOf(events), [], view, width, rows)).toEqual([]);
     const many = Array.from({ length: MAX_MARKERS + 50 }, (_, i) => ev(i / 10, 0.05, 'fusion.3'));
-    expect(opMarkers(many, [{ id: 'o', kind: 'note', op: 'fusion.3', module: '' }], view, width, rows)).toHaveLength(MAX_MARKERS);
+    expect(opMarkers(columnsOf(many), [{ id: 'o', kind: 'note', op: 'fusion.3', module: '' }], view, width, rows)).toHaveLength(MAX_MARKERS);
   });
 
   it('reveals a range with a margin, and an op across its loaded events', () => {
-    expect(revealView({ type: 'range', fromUs: 100, toUs: 200 }, 1000, [])).toEqual({ fromUs: 1090, toUs: 1210 });
-    expect(revealView({ type: 'op', op: 'fusion.3', module: 'jit_f' }, 0, [ev(10, 5, 'fusion.3'), ev(100, 10, 'fusion.3'), ev(300, 1, 'dot')])).toEqual({ fromUs: 0, toUs: 120 });
-    expect(revealView({ type: 'op', op: 'absent', module: 'jit_f' }, 0, [ev(10, 5, 'fusion.3')])).toBeNull();
+    expect(revealView({ type: 'range', fromUs: 100, toUs: 200 }, 1000, null)).toEqual({ fromUs: 1090, toUs: 1210 });
+    expect(revealView({ type: 'op', op: 'fusion.3', module: 'jit_f' }, 0, columnsOf([ev(10, 5, 'fusion.3'), ev(100, 10, 'fusion.3'), ev(300, 1, 'dot')]))).toEqual({ fromUs: 0, toUs: 120 });
+    expect(revealView({ type: 'op', op: 'absent', module: 'jit_f' }, 0, columnsOf([ev(10, 5, 'fusion.3')]))).toBeNull();
   });
 });
