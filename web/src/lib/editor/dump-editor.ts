@@ -27,13 +27,26 @@ export interface DumpEditorOptions {
 }
 
 /**
+ * How a dump shows that it cannot be typed in: no caret is drawn (the active line and the selection
+ * still show where the reader is), and the editor carries `data-readonly` for styling.
+ */
+export function readOnlyLook(): Extension {
+  return [
+    EditorView.theme({ '.cm-cursorLayer': { display: 'none' }, '.cm-content': { caretColor: 'transparent' } }),
+    EditorView.editorAttributes.of({ 'data-readonly': 'true' }),
+  ];
+}
+
+/**
  * Every extension of a read-only dump: the text can be navigated, searched (Ctrl+F: the whole text,
  * not only the lines drawn; Ctrl+Alt+G goes to a line) and selected by mouse and keyboard but never
- * changed; marks, remote selections and the spotlight come in as state effects.
+ * changed, and looks it (`readOnlyLook`); marks, remote selections and the spotlight come in as
+ * state effects.
  */
 export function dumpExtensions(o: DumpEditorOptions): Extension {
   return [
     EditorState.readOnly.of(true),
+    readOnlyLook(),
     lineNumbers(),
     highlightActiveLineGutter(),
     highlightActiveLine(),
