@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
@@ -71,5 +71,39 @@ describe('XLA’s buffer assignment beside the optimized HLO', () => {
     expect(await view.textContent()).toContain('expected ` value: <id name> (size=S,offset=O): shape`');
     expect(await eve.page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await eve.page.locator('img[src="x"]').count()).toBe(0);
+  });
+});
+
+describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
+  it('lists the module’s passes in order, names where the fusion formed, opens that pass, and joins the peak from the live ranges', async () => {
+    const room = await createRoom(server, 'MLP passes');
+    const dir = new URL('../fixtures/xla-dump/mlp-passes/', import.meta.url);
+    const form = new FormData();
+    for (const name of readdirSync(dir)) form.append('file', new Blob([readFileSync(new URL(name, dir))]), `mlp-passes/${name}`);
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
+    expect(res.status).toBe(201);
+    const bo = await openAs(browser, room.links.owner, 'Bo', errors);
+    await openDocument(bo.page, 'cpu_after_optimizations.txt', 'HloModule jit_mlp');
+    const passes = bo.page.getByRole('region', { name: 'Pass sequence' });
+    const rows = passes.getByRole('table', { name: 'Passes in order' }).locator('tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    const formed = rows.filter({ hasText: 'formed ynn_fusion' });
+    expect(await formed.count()).toBe(1);
+    expect(await formed.getAttribute('data-fusions')).toBe('1');
+    expect(await formed.textContent()).toContain('after dot-library-rewriter (dot-library-passes)');
+    // Passes that changed nothing counted are folded away until asked for.
+    const folded = await rows.count();
+    await passes.getByRole('checkbox', { name: 'Only passes that changed something' }).uncheck();
+    expect(await rows.count()).toBe(33);
+    expect(folded).toBeLessThan(33);
+
+    await bo.page.getByRole('tab', { name: 'Spills' }).click();
+    const spill = bo.page.getByRole('region', { name: 'Spills' }).getByRole('row').filter({ hasText: 'ynn_fusion' }).locator('.allocation');
+    await expect.poll(async () => (await spill.textContent()) ?? '', { timeout: 15_000 }).toContain('live at the peak');
+
+    await formed.getByRole('button').first().click();
+    await expect.poll(async () => (await bo.page.locator('.tabs .tab').textContent()) ?? '').toBe('mlp-passes/module_0000.jit_mlp.0022.dot-library-passes.after_dot-library-rewriter.before_pipeline-end.txt');
+    await bo.page.locator('.cm-line', { hasText: 'HloModule jit_mlp' }).first().waitFor();
+    expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DocumentMeta } from '@seam/shared/model';
-import { assignmentDocsFor, hloCandidatesFor, namesModule, passDocsOf, passLabel } from './plan-docs';
+import { assignmentDocsFor, hloCandidatesFor, isPlanText, namesModule, passDocsOf, passLabel } from './plan-docs';
 
 let n = 0;
 function doc(kind: DocumentMeta['kind'], title: string, module?: DocumentMeta['module']): DocumentMeta {
@@ -16,6 +16,18 @@ describe('which documents hold XLA’s plan for an optimized HLO', () => {
     const live = doc('buffer-assignment', 'live', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-live-range.txt'));
     const other = doc('buffer-assignment', 'other', mod('g2', 'jit_mlp', 'module_0001.jit_mlp.cpu_after_optimizations-buffer-assignment.txt'));
     expect(assignmentDocsFor([hlo, ba, other, live], hlo, 'jit_mlp')).toEqual([ba, live]);
+  });
+
+  it('takes the live ranges and used values the room stores as text, in the group only', () => {
+    const hlo = doc('hlo-opt', 'after', mod('g1', 'jit_mlp', 'a.txt'));
+    const ba = doc('buffer-assignment', 'ba', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.txt'));
+    const live = doc('text', 'live', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-live-range.txt'));
+    const values = doc('text', 'values', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment-values.txt'));
+    const notes = doc('text', 'notes', mod('g1', 'jit_mlp', 'module_0000.jit_mlp.debug_options'));
+    expect(isPlanText(live)).toBe(true);
+    expect(isPlanText(notes)).toBe(false);
+    expect(isPlanText(doc('text', 'module_0000.jit_mlp.cpu_after_optimizations-live-range.txt'))).toBe(false);
+    expect(assignmentDocsFor([hlo, ba, live, values, notes], hlo, 'jit_mlp')).toEqual([ba, live, values]);
   });
 
   it('without a group, takes the buffer assignment whose module or title names the HLO’s module, as a whole word', () => {

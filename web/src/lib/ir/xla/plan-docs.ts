@@ -17,16 +17,24 @@ export function moduleNameOf(outline: readonly OutlineEntry[]): string | null {
 }
 
 /**
+ * A file of XLA's buffer assignment that the room stores as plain text: newer XLA writes the used
+ * values and the live ranges (with the peak live set) beside `*-buffer-assignment.txt`.
+ */
+export function isPlanText(d: DocumentMeta): boolean {
+  return d.kind === 'text' && d.module !== undefined && /-(?:live-range|buffer-assignment-values)\.txt$/.test(d.module.path);
+}
+
+/**
  * The buffer-assignment documents that describe optimized HLO `hlo` (whose `HloModule` is
  * `moduleName`): those of its module group when it has one, else those whose module (or title)
  * names that module. XLA may split one assignment over several files (allocations, values, live
- * ranges); all of them are returned, to be merged.
+ * ranges); all of them are returned, to be merged (in a group, also those stored as text: `isPlanText`).
  */
 export function assignmentDocsFor(docs: readonly DocumentMeta[], hlo: DocumentMeta, moduleName: string | null): DocumentMeta[] {
   const assignments = docs.filter((d) => d.kind === 'buffer-assignment');
   const group = hlo.module?.groupId;
   if (group !== undefined) {
-    const own = assignments.filter((d) => d.module?.groupId === group);
+    const own = docs.filter((d) => d.module?.groupId === group && (d.kind === 'buffer-assignment' || isPlanText(d)));
     if (own.length > 0) return own;
   }
   if (moduleName === null) return [];

@@ -1,9 +1,17 @@
-import { AllocationLookup, mergeAssignments, passSequence, type AnalysisViews, type PassRow } from '@seam/shared/ir';
+import { AllocationLookup, mergeAssignments, parseBufferAssignment, passSequence, type AnalysisViews, type BufferAssignment, type PassRow } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { fetchViews } from '../../analysis/stored-analysis';
-import { assignmentDocsFor, hloCandidatesFor, moduleNameOf, namesModule, passLabel } from './plan-docs';
+import { assignmentDocsFor, hloCandidatesFor, isPlanText, moduleNameOf, namesModule, passLabel } from './plan-docs';
 
-type Entry = { readonly state: 'loading' } | { readonly state: 'ready'; readonly views: AnalysisViews } | { readonly state: 'failed'; readonly message: string };
+type Entry =
+  | { readonly state: 'loading' }
+  | { readonly state: 'ready'; readonly views: AnalysisViews }
+  /** A live-range or used-values file the room stored as plain text, read here. */
+  | { readonly state: 'parsed'; readonly assignment: BufferAssignment }
+  | { readonly state: 'failed'; readonly message: string };
+
+/** Plain-text plan files longer than this are not read into the page. */
+const MAX_PLAN_TEXT = 8 * 1024 * 1024;
 
 /** At most this many views parts are fetched at once (a module group may hold a hundred pass dumps). */
 const CONCURRENT = 4;
@@ -15,7 +23,7 @@ const CONCURRENT = 4;
  */
 export class XlaPlanState {
   private entries = $state.raw<Record<string, Entry>>({});
-  private readonly queue: string[] = [];
+  private readonly queue: DocumentMeta[] = [];
   private running = 0;
   private readonly lookups = new Map<string, AllocationLookup | null>();
 
@@ -25,12 +33,15 @@ export class XlaPlanState {
     private readonly base = '',
   ) {}
 
-  /** Starts fetching the views parts of `docIds` not fetched yet. */
-  want(docIds: readonly string[]): void {
-    const fresh = docIds.filter((id) => !this.entries[id]);
+  /**
+   * Starts fetching the views parts of `docs` not fetched yet; a live-range or used-values file
+   * stored as plain text (see `isPlanText`) is read and parsed here instead.
+   */
+  want(docs: readonly DocumentMeta[]): void {
+    const fresh = docs.filter((d) => !this.entries[d.id]);
     if (fresh.length === 0) return;
     const next = { ...this.entries };
-    for (const id of fresh) next[id] = { state: 'loading' };
+    for (const d of fresh) next[d.id] = { state: 'loading' };
     this.entries = next;
     this.queue.push(...fresh);
     this.pump();
@@ -38,12 +49,16 @@ export class XlaPlanState {
 
   private pump(): void {
     while (this.running < CONCURRENT && this.queue.length > 0) {
-      const id = this.queue.shift() as string;
+      const d = this.queue.shift() as DocumentMeta;
+      const id = d.id;
       this.running++;
-      const url = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(id)}/analysis`;
-      fetchViews({ url, token: this.token })
+      const path = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(id)}`;
+      const read: Promise<Entry> = isPlanText(d)
+        ? this.parsedText(`${path}/text`, d.bytes)
+        : fetchViews({ url: `${path}/analysis`, token: this.token }).then((views) => (views ? { state: 'ready', views } : { state: 'failed', message: 'no analysis is stored for this document' }));
+      read
         .then(
-          (views) => this.set(id, views ? { state: 'ready', views } : { state: 'failed', message: 'no analysis is stored for this document' }),
+          (e) => this.set(id, e),
           (e: unknown) => this.set(id, { state: 'failed', message: e instanceof Error ? e.message : String(e) }),
         )
         .finally(() => {
@@ -51,6 +66,13 @@ export class XlaPlanState {
           this.pump();
         });
     }
+  }
+
+  private async parsedText(url: string, bytes: number): Promise<Entry> {
+    if (bytes > MAX_PLAN_TEXT) return { state: 'failed', message: `the file has ${bytes} bytes, more than the ${MAX_PLAN_TEXT} read into the page` };
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` } });
+    if (!res.ok) return { state: 'failed', message: `the text request answered ${res.status}` };
+    return { state: 'parsed', assignment: parseBufferAssignment(await res.text()).ast };
   }
 
   private set(id: string, e: Entry): void {
@@ -61,6 +83,12 @@ export class XlaPlanState {
   views(docId: string): AnalysisViews | undefined {
     const e = this.entries[docId];
     return e?.state === 'ready' ? e.views : undefined;
+  }
+
+  /** The buffer assignment (or part of one) document `docId` holds, once read. */
+  assignment(docId: string): BufferAssignment | undefined {
+    const e = this.entries[docId];
+    return e?.state === 'parsed' ? e.assignment : e?.state === 'ready' ? e.views.index.xla?.bufferAssignment : undefined;
   }
 
   /** Why `docId`'s views part could not be read, if it could not. */
@@ -75,12 +103,12 @@ export class XlaPlanState {
    */
   lookup(docs: readonly DocumentMeta[]): AllocationLookup | null {
     if (docs.length === 0) return null;
-    const parts = docs.map((d) => this.views(d.id)?.index.xla?.bufferAssignment);
-    if (parts.some((p) => p === undefined)) return null;
+    const parts = docs.map((d) => this.assignment(d.id));
+    if (docs.some((d) => this.entries[d.id] === undefined || this.entries[d.id]?.state === 'loading')) return null;
     const key = docs.map((d) => d.id).join('/');
     let l = this.lookups.get(key);
     if (l === undefined) {
-      const merged = mergeAssignments(parts as NonNullable<(typeof parts)[number]>[]);
+      const merged = mergeAssignments(parts.filter((p) => p !== undefined));
       l = merged ? new AllocationLookup(merged) : null;
       this.lookups.set(key, l);
     }
