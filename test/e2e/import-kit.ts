@@ -106,8 +106,8 @@ export function archive(format: 'zip' | 'tar' | 'tar.gz', members: readonly Memb
 export const TYPES = { zip: 'application/zip', tar: 'application/x-tar', 'tar.gz': 'application/gzip' } as const;
 
 /** `POST /api/rooms/:id/imports` with `body`; resolves to the status and the parsed answer. */
-export async function postImport(server: Pick<TestServer, 'url'>, room: CreatedRoom, body: BodyInit, type: string | undefined, token = room.tokens.annotator): Promise<{ status: number; json: ImportResult & { error?: { code: string; message: string } } }> {
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) }, body });
+export async function postImport(server: Pick<TestServer, 'url'>, room: CreatedRoom, body: BodyInit | Buffer, type: string | undefined, token = room.tokens.annotator): Promise<{ status: number; json: ImportResult & { error?: { code: string; message: string } } }> {
+  const res = await fetch(`${server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) }, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body });
   return { status: res.status, json: (await res.json()) as ImportResult & { error?: { code: string; message: string } } };
 }
 

@@ -16,16 +16,20 @@ function typeOf(t: TarType | undefined): ImportEntry['type'] {
 /**
  * The members of a tar (`gzipped`: a .tar.gz/.tgz, inflated by zlib as it streams) as they arrive;
  * pax and GNU long names are read by tar-stream. A broken gzip or tar stream is `bad_archive`.
+ * What is left of `body` when it stops is its caller's to drain.
  */
 export async function* tarEntries(body: Readable, gzipped: boolean): AsyncGenerator<ImportEntry> {
   const extract = tar.extract();
-  const source: Readable = gzipped ? body.pipe(createGunzip({ chunkSize: 256 * 1024 })) : body;
+  const gunzip = gzipped ? createGunzip({ chunkSize: 256 * 1024 }) : undefined;
+  const source: Readable = gunzip ? body.pipe(gunzip) : body;
   const fail = (err: Error) => extract.destroy(err);
   source.on('error', fail);
   body.on('error', fail);
   source.pipe(extract);
   try {
     for await (const entry of extract) {
+      // The reader of the entry, or the loop over `extract`, gets its error; this keeps a second emission from going unheard.
+      entry.on('error', () => undefined);
       yield { path: entry.header.name, type: typeOf(entry.header.type), body: entry as AsyncIterable<Uint8Array> };
       entry.resume();
     }
@@ -36,7 +40,10 @@ export async function* tarEntries(body: Readable, gzipped: boolean): AsyncGenera
     throw err;
   } finally {
     source.unpipe(extract);
-    body.destroy();
+    if (gunzip) {
+      body.unpipe(gunzip);
+      gunzip.destroy();
+    }
     extract.destroy();
   }
 }

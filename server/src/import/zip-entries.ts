@@ -79,6 +79,8 @@ export async function* zipEntries(body: AsyncIterable<Uint8Array>, tmpDir: strin
       if (entry.isEncrypted()) throw badArchive(`${entry.fileName} is encrypted`);
       if (!entry.canDecodeFileData()) throw badArchive(`${entry.fileName} uses a compression method this server does not read (${entry.compressionMethod})`);
       const stream = await new Promise<Readable>((resolve, reject) => z.openReadStream(entry, (err, s) => (err ? reject(zipError(err)) : resolve(s))));
+      // The reader below gets the first error; yauzl may forward the same one again after the reader has let go.
+      stream.on('error', () => undefined);
       yield { path: entry.fileName, type, body: guarded(stream) };
       stream.destroy();
     }

@@ -22,6 +22,23 @@ const TAR_TYPES = ['application/x-tar', 'application/tar'];
 const TAR_GZ_TYPES = ['application/gzip', 'application/x-gzip', 'application/x-tgz', 'application/x-compressed-tar'];
 
 /**
+ * Reads what is left of a refused body (up to `maxBytes`) and drops it, so that the refusal
+ * reaches the client on a connection it can keep using; past that the connection is cut.
+ */
+async function dropRest(body: Readable, maxBytes: number): Promise<void> {
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += (chunk as Uint8Array).length;
+      if (read > maxBytes) break;
+    }
+  } catch {
+    // The client went away or the body broke: there is nothing left to drop.
+  }
+  body.destroy();
+}
+
+/**
  * The import API, editors only (owner and annotator; a locked room takes its owner's only):
  * - `HEAD` (or `GET`) `/api/rooms/:id/blobs/:sha256`: 200 when that content is staged for the room
  *   or held by one of its documents (so a push need not send it; `GET` says which), else 404;
@@ -81,10 +98,22 @@ export function importRoutes(deps: AppDeps): Hono {
       body.destroy();
       throw badRequest('send a JSON manifest, multipart/form-data (one part per file), application/zip, application/x-tar or application/gzip (a .tar.gz)');
     }
-    const files = await stageEntries(staging, roomId, entries, config.limits);
+    let files;
+    try {
+      files = await stageEntries(staging, roomId, entries, config.limits);
+    } catch (err) {
+      await dropRest(body, config.limits.importBytes);
+      throw err;
+    }
     if (files.length === 0) throw badRequest('the import holds no files');
-    const result = await commitImport(importDeps, roomId, files);
-    return c.json(result, result.added > 0 ? 201 : 200);
+    try {
+      const result = await commitImport(importDeps, roomId, files);
+      return c.json(result, result.added > 0 ? 201 : 200);
+    } catch (err) {
+      // What this body staged is of no use to a later import: it would come in again whole.
+      await staging.remove(roomId, files.map((f) => f.sha256));
+      throw err;
+    }
   }, manifestLimit, async (c) => {
     const parsed = ImportManifest.safeParse(await readJson(c, 'the manifest is not valid JSON'));
     if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
