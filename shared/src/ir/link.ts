@@ -33,8 +33,9 @@ export function linkLayers(jaxpr: Analysis, stablehlo: Analysis, hlo: Analysis):
   const eqs = [...jaxpr.index.keys].sort((a, b) => a.from - b.from).map((k) => new Equation(k, shapeOf(jaxprTypes, k), jaxprDots.get(nameKey(k.scope, k.name))));
   // Without name stacks every equation reads as under no transform: the transforms say nothing then.
   const transformsKnown = hasNameStacks(jaxpr);
-  assign(eqs, stablehlo, transformsKnown, (e) => e.stablehlo);
-  assign(eqs, hlo, transformsKnown, (e) => e.hlo);
+  const candidates = new Candidates(eqs);
+  assign(candidates, stablehlo, transformsKnown, (e) => e.stablehlo);
+  assign(candidates, hlo, transformsKnown, (e) => e.hlo);
   return eqs.map((e) => ({ equation: e.key.name, primitive: e.key.op, scope: e.key.scope, line: e.key.line, source: e.key.source, stablehlo: e.stablehlo, hlo: e.hlo }));
 }
 
@@ -110,17 +111,51 @@ interface Op {
   readonly foldedTranspose: boolean;
 }
 
-/** Gives every op of `layer` to its best equation (see `linkLayers`). */
-function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: boolean, into: (e: Equation) => LinkedOp[]): void {
-  const byLeaf = new Map<string, Equation[]>();
-  for (const e of eqs) {
-    const list = byLeaf.get(e.stack.leaf);
-    if (list) list.push(e);
-    else byLeaf.set(e.stack.leaf, [e]);
+/**
+ * The equations an op may join, in text order: those of its primitive and, when the op has a source
+ * file and line, only those on that line or without one (any other is ruled out by `score`), so
+ * a large program does not score every `add` against every `add`.
+ */
+class Candidates {
+  private readonly byLeaf = new Map<string, { all: Equation[]; byLine: Map<number, Equation[]>; noLine: Equation[]; merged: Map<number, Equation[]> }>();
+
+  constructor(eqs: readonly Equation[]) {
+    for (const e of eqs) {
+      let g = this.byLeaf.get(e.stack.leaf);
+      if (!g) {
+        g = { all: [], byLine: new Map(), noLine: [], merged: new Map() };
+        this.byLeaf.set(e.stack.leaf, g);
+      }
+      g.all.push(e);
+      const { file, line } = e.key.source;
+      if (file === undefined || line === undefined) g.noLine.push(e);
+      else {
+        const list = g.byLine.get(line);
+        if (list) list.push(e);
+        else g.byLine.set(line, [e]);
+      }
+    }
   }
+
+  of(leaf: string, source: SourceRef): readonly Equation[] | undefined {
+    const g = this.byLeaf.get(leaf);
+    if (!g || source.file === undefined || source.line === undefined) return g?.all;
+    const same = g.byLine.get(source.line);
+    if (g.noLine.length === 0 || !same) return same ?? g.noLine;
+    let merged = g.merged.get(source.line);
+    if (!merged) {
+      merged = [...same, ...g.noLine].sort((a, b) => a.key.from - b.key.from);
+      g.merged.set(source.line, merged);
+    }
+    return merged;
+  }
+}
+
+/** Gives every op of `layer` to its best equation (see `linkLayers`). */
+function assign(eqs: Candidates, layer: Analysis, transformsKnown: boolean, into: (e: Equation) => LinkedOp[]): void {
   const types = typesOf(layer);
   const dots = dotsOf(layer);
-  const ties: Array<{ op: LinkedOp; tied: Equation[] }> = [];
+  const ties: Array<{ op: LinkedOp; tied: Equation[]; group: string }> = [];
   // A large HLO repeats a few thousand name stacks over its instructions: each is read once.
   const stacks = new Map<string, NameStack>();
   for (const k of layer.index.keys) {
@@ -131,7 +166,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
       stacks.set(k.source.opName, stack);
     }
     const foldedTranspose = k.op === 'dot' && stack.leaf === 'transpose';
-    const candidates = byLeaf.get(foldedTranspose ? 'dot_general' : stack.leaf);
+    const candidates = eqs.of(foldedTranspose ? 'dot_general' : stack.leaf, k.source);
     if (!candidates) continue;
     const op: Op = { stack, source: k.source, shape: shapeOf(types, k), dot: dots.get(nameKey(k.scope, k.name)), foldedTranspose };
     let best = -Infinity;
@@ -144,11 +179,11 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
     }
     if (tied.length === 0) continue;
     const linked: LinkedOp = k.fusion ? { name: k.name, op: k.op, scope: k.scope, line: k.line, fusion: k.fusion } : { name: k.name, op: k.op, scope: k.scope, line: k.line };
-    ties.push({ op: linked, tied });
+    ties.push({ op: linked, tied, group: tied.length > 1 ? groupKey(tied, linked) : '' });
   }
   // Ops of one opcode tied between several equations are dealt out in program order, proportionally.
   const groups = new Map<string, number>();
-  for (const t of ties) if (t.tied.length > 1) groups.set(groupKey(t.tied, t.op), (groups.get(groupKey(t.tied, t.op)) ?? 0) + 1);
+  for (const t of ties) if (t.tied.length > 1) groups.set(t.group, (groups.get(t.group) ?? 0) + 1);
   const seen = new Map<string, number>();
   for (const t of ties) {
     if (t.tied.length === 1) {
@@ -156,7 +191,7 @@ function assign(eqs: readonly Equation[], layer: Analysis, transformsKnown: bool
       if (only) into(only).push(t.op);
       continue;
     }
-    const g = groupKey(t.tied, t.op);
+    const g = t.group;
     const k = seen.get(g) ?? 0;
     seen.set(g, k + 1);
     const m = groups.get(g) ?? 1;
@@ -215,25 +250,34 @@ function samePermuted(a: readonly number[], b: readonly number[]): boolean {
  * `[2,8,32]` and `[16,32]`; size-1 dimensions aside. Dynamic dimensions (-1) never regroup.
  */
 function regrouped(a: readonly number[], b: readonly number[]): boolean {
-  const x = a.filter((d) => d !== 1);
-  const y = b.filter((d) => d !== 1);
-  if (x.some((d) => d < 1) || y.some((d) => d < 1)) return false;
-  let i = 0;
-  let j = 0;
-  while (i < x.length && j < y.length) {
-    let p = x[i++] as number;
-    let q = y[j++] as number;
+  // Walks both lists at once, size-1 dimensions skipped, multiplying the smaller side's run up.
+  let i = skipOnes(a, 0);
+  let j = skipOnes(b, 0);
+  while (i < a.length && j < b.length) {
+    let p = a[i++] as number;
+    let q = b[j++] as number;
+    if (p < 1 || q < 1) return false;
     while (p !== q) {
       if (p < q) {
-        if (i >= x.length) return false;
-        p *= x[i++] as number;
+        i = skipOnes(a, i);
+        if (i >= a.length || (a[i] as number) < 1) return false;
+        p *= a[i++] as number;
       } else {
-        if (j >= y.length) return false;
-        q *= y[j++] as number;
+        j = skipOnes(b, j);
+        if (j >= b.length || (b[j] as number) < 1) return false;
+        q *= b[j++] as number;
       }
     }
+    i = skipOnes(a, i);
+    j = skipOnes(b, j);
   }
-  return i === x.length && j === y.length;
+  return i === a.length && j === b.length;
+}
+
+function skipOnes(dims: readonly number[], from: number): number {
+  let k = from;
+  while (k < dims.length && dims[k] === 1) k++;
+  return k;
 }
 
 function nameKey(scope: string, name: string): string {
