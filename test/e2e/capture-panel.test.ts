@@ -75,6 +75,28 @@ describe('the Capture panel', () => {
     expect(errors).toEqual([]);
   });
 
+  it('names the artifacts by what they are and shows the cost analysis’s FLOPs and the provenance on the card, inside the panel', async () => {
+    const job = (await openCapture(cy.page)).getByRole('list', { name: 'Capture queue' }).locator('[data-status="done"]').first();
+    await job.waitFor();
+    expect((await job.locator('.results button').allTextContents()).sort()).toEqual(['HLO', 'StableHLO', 'cost analysis', 'jaxpr', 'memory analysis', 'optimized HLO']);
+    const docs = (await (await fetch(`${server.url}/api/rooms/${room.id}`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).json() as { documents: { id: string; title: string }[] }).documents;
+    const cost = docs.find((d) => d.title === 'mlp: cost analysis')!;
+    const costText = await (await fetch(`${server.url}/api/rooms/${room.id}/documents/${cost.id}/text`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).text();
+    const flops = (JSON.parse(costText) as { flops: number }).flops;
+    expect(flops).toBeGreaterThan(0);
+    expect(await job.locator('.flops').textContent()).toBe(`${flops.toLocaleString('en-US')} FLOPs`);
+    const facts = job.getByRole('definition');
+    expect(await job.getByRole('term').allTextContents()).toEqual(['versions', 'XLA flags']);
+    expect(await facts.allTextContents()).toEqual([expect.stringMatching(/^JAX 0\.10\.2 · jaxlib 0\.10\.2 · Python 3\.\d+\.\d+$/), 'none']);
+    // The card fits the side panel: nothing in it is drawn past the panel's right edge.
+    const overflow = await cy.page.evaluate(() => {
+      const panel = document.querySelector('[aria-label="Capture"]')!;
+      const right = panel.getBoundingClientRect().right;
+      return [...panel.querySelectorAll('[aria-label="Capture queue"] *')].filter((el) => el.getBoundingClientRect().right > right + 1).map((el) => el.className);
+    });
+    expect(overflow).toEqual([]);
+  });
+
   it('shows the Python traceback of a program with a syntax error in the panel', async () => {
     const panel = await openCapture(ada.page);
     await panel.getByRole('textbox', { name: 'Program' }).click();
