@@ -74,6 +74,26 @@ describe('XLA’s buffer assignment beside the optimized HLO', () => {
   });
 });
 
+describe('a Pallas TPU kernel in optimized HLO', () => {
+  it('lists the tpu_custom_call as a kernel with its name, and ranks its output read back by a fusion as a spill', async () => {
+    const room = await createRoom(server, 'Pallas matmul');
+    const text = readFileSync(new URL('../fixtures/xla-dump/tpu/pallas-matmul.hlo', import.meta.url), 'utf8');
+    await addDocument(server, room.id, room.tokens.owner, 'pallas-matmul.hlo', text);
+    const cy = await openAs(browser, room.links.viewer, 'Cy', errors);
+    await cy.page.locator('.cm-line', { hasText: 'HloModule jit_func' }).first().waitFor();
+    await cy.page.getByRole('tab', { name: 'Spills' }).click();
+    const panel = cy.page.getByRole('region', { name: 'Spills' });
+    const kernel = panel.getByRole('table', { name: 'Custom-call kernels' }).locator('tbody tr');
+    await expect.poll(() => kernel.count(), { timeout: 15_000 }).toBe(1);
+    expect((await kernel.locator('td').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(['custom-call.3 matmul_kernel', 'tpu_custom_call', '2.5 MiB', '1 MiB']);
+    const spill = panel.getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').nth(1);
+    expect(await spill.getAttribute('data-bytes')).toBe(String(1024 * 256 * 4));
+    expect(await spill.textContent()).toContain('custom-call.3');
+    await kernel.getByRole('button', { name: 'custom-call.3' }).click();
+    await expect.poll(async () => (await cy.page.locator('.cm-activeLine').textContent()) ?? '').toMatch(/^\s*%custom-call\.3 = f32\[1024,256\]/);
+  });
+});
+
 describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
   it('lists the module’s passes in order, names where the fusion formed, opens that pass, and joins the peak from the live ranges', async () => {
     const room = await createRoom(server, 'MLP passes');
