@@ -97,3 +97,14 @@ export function lineVisible(page: Page, tag: string): Promise<boolean> {
     return false;
   }, tag);
 }
+
+/** Drops `files` on the room as a person dragging them from the desktop would (a DataTransfer of Files, without folder entries). */
+export async function dropFiles(page: Page, files: readonly { name: string; bytes: Buffer }[]): Promise<void> {
+  await page.evaluate(async (list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name));
+    const room = document.querySelector('[aria-label="Room"]')!;
+    room.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    room.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })));
+}

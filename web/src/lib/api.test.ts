@@ -90,4 +90,10 @@ describe('RoomApi', () => {
     expect(types).toEqual(['application/zip']);
     expect(progress).toEqual([[2, 2]]);
   });
+
+  it('refuses an import answer of another shape instead of reading half of it', async () => {
+    const fetcher = (async () => Response.json({ documents: [{ id: 'd1' }], groups: [], skipped: [], added: 1, unchanged: 0 })) as typeof fetch;
+    const err = await new RoomApi('', fetcher).importFiles('r1', 't', []).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'bad-response' });
+  });
 });

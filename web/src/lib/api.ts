@@ -1,4 +1,4 @@
-import type { DocumentMeta, Role } from '@seam/shared/model';
+import { ImportResult, type DocumentMeta, type Role } from '@seam/shared/model';
 import type { RoomPrefetch } from './prefetch';
 import { defaultSender, type ProgressSender, type SendProgress } from './room/import/send-with-progress';
 
@@ -32,18 +32,9 @@ export interface SendOptions {
 }
 
 /** A file of a folder to import, by its path relative to the folder picked or dropped (`dump/module_0001.jit_f.after_optimizations.txt`). */
-export interface ImportFile {
+export interface FolderFile {
   readonly path: string;
   readonly file: Blob;
-}
-
-/** The server's answer to an import (`POST /api/rooms/:id/imports`, docs/protocol.md). */
-export interface ImportResult {
-  readonly documents: readonly DocumentMeta[];
-  readonly groups: readonly { readonly key: string; readonly label: string; readonly documentIds: readonly string[] }[];
-  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
-  readonly added: number;
-  readonly unchanged: number;
 }
 
 /** An HTTP error with the server's code and message (`{"error":{"code","message"}}`). */
@@ -70,6 +61,13 @@ export async function failure(res: Response): Promise<ApiError> {
     // A body that is not the JSON error shape keeps the status text.
   }
   return new ApiError(res.status, code, message);
+}
+
+/** The import's answer checked against its schema: a body of another shape is an `ApiError`, not a half-read result. */
+function importAnswer(body: unknown): ImportResult {
+  const r = ImportResult.safeParse(body);
+  if (!r.success) throw new ApiError(500, 'bad-response', 'the server answered the import with a body of another shape');
+  return r.data;
 }
 
 /** The room server's HTTP API, for one origin; tokens go in the Authorization header. */
@@ -136,15 +134,15 @@ export class RoomApi {
   }
 
   /** Imports a folder's files as one multipart body, one part per file named by its relative path; the server groups them into modules. */
-  importFiles(roomId: string, token: string, files: readonly ImportFile[], opts: SendOptions = {}): Promise<ImportResult> {
+  async importFiles(roomId: string, token: string, files: readonly FolderFile[], opts: SendOptions = {}): Promise<ImportResult> {
     const form = new FormData();
     for (const f of files) form.append('file', f.file, f.path);
-    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, form, null, opts);
+    return importAnswer(await this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, form, null, opts));
   }
 
   /** Imports an archive (`application/zip`, or `application/gzip` for `.tar.gz`) sent whole as the body. */
-  importArchive(roomId: string, token: string, archive: Blob, contentType: string, opts: SendOptions = {}): Promise<ImportResult> {
-    return this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, archive, contentType, opts);
+  async importArchive(roomId: string, token: string, archive: Blob, contentType: string, opts: SendOptions = {}): Promise<ImportResult> {
+    return importAnswer(await this.post(`/api/rooms/${encodeURIComponent(roomId)}/imports`, token, archive, contentType, opts));
   }
 
   /** The room's export as the server builds it (`GET …/export.md` or `…/export.json`, gates included): one implementation for every reader. */

@@ -27,16 +27,19 @@ describe('listGroups', () => {
 
 describe('titleInGroup', () => {
   it("drops the module prefix XLA's file names repeat, and keeps other titles whole", () => {
-    expect(titleInGroup(doc('x', 'hlo-opt', { ...m(), title: 'module_0008.jit_mlp.cpu_after_optimizations.txt' }))).toBe('cpu_after_optimizations.txt');
-    expect(titleInGroup(doc('x', 'jaxpr', { ...m(), title: 'jax_000004_mlp.jaxpr.txt' }))).toBe('jax_000004_mlp.jaxpr.txt');
-    expect(titleInGroup(doc('x', 'hlo', { ...m(), title: 'dumps/jit_mlp.' }))).toBe('dumps/jit_mlp.');
+    expect(titleInGroup(doc('x', 'hlo-opt', { ...m(), title: 'dump/xla/module_0008.jit_mlp.cpu_after_optimizations.txt' }))).toBe('cpu_after_optimizations.txt');
+    expect(titleInGroup(doc('x', 'jaxpr', { ...m(), title: 'dump/jax/jax_000004_mlp.jaxpr.txt' }))).toBe('jax_000004_mlp.jaxpr.txt');
+    expect(titleInGroup(doc('x', 'stablehlo', { ...m(), title: 'dump/xla/module_0008.jit_mlp/module.mlir' }))).toBe('module.mlir');
+    // Another module's prefix, or nothing after it, stays.
+    expect(titleInGroup(doc('x', 'hlo', { ...m(), title: 'module_0009.jit_other.before_optimizations.txt' }))).toBe('module_0009.jit_other.before_optimizations.txt');
+    expect(titleInGroup(doc('x', 'hlo', { ...m(), title: 'dumps/' }))).toBe('dumps/');
     expect(titleInGroup(doc('x', 'hlo', { captureId: 'j', title: 'module_0008.jit_mlp.txt' }))).toBe('module_0008.jit_mlp.txt');
   });
 });
 
 describe('passLabel', () => {
   it('reads a pass dump as its number, when, pass and pipeline', () => {
-    expect(passLabel(doc('x', 'hlo', m(pass(5, 'call-inliner', 'after', 'HLO_passes_through_layout_assignment'))))).toBe('0005 after call-inliner · HLO_passes_through_layout_assignment');
+    expect(passLabel(doc('x', 'hlo', m(pass(5, 'call-inliner', 'after', 'HLO_passes_through_layout_assignment'))))).toBe('0005 call-inliner · HLO_passes_through_layout_assignment');
     expect(passLabel(doc('y', 'hlo', m(pass(12, 'algsimp', 'before'))))).toBe('0012 before algsimp');
     expect(passLabel(doc('z', 'hlo', m()))).toBe('z');
   });

@@ -18,21 +18,22 @@ export function listGroups(list: readonly DocumentMeta[]): ListGroup[] {
 }
 
 /**
- * A document's title inside its module group, without what the group label already says: XLA's
- * `module_0042.jit_step.after_optimizations.txt` reads `after_optimizations.txt`. Other titles
- * are kept whole.
+ * A document's title inside its module group, without what the group label and the badge already
+ * say: the folders it sat in, and XLA's `module_0042.jit_step.` prefix, so that
+ * `dump/xla/module_0042.jit_step.cpu_after_optimizations.txt` reads `cpu_after_optimizations.txt`
+ * and `dump/jax/jax_000003_f.jaxpr.txt` reads `jax_000003_f.jaxpr.txt`. Other titles are kept whole.
  */
 export function titleInGroup(d: DocumentMeta): string {
   const m = d.module;
   if (!m) return d.title;
-  const at = d.title.indexOf(`${m.name}.`);
-  const rest = at >= 0 ? d.title.slice(at + m.name.length + 1) : '';
-  return rest.length > 0 ? rest : d.title;
+  const base = d.title.slice(d.title.lastIndexOf('/') + 1) || d.title;
+  const prefix = /^module_\d+\.([^.]+)\./.exec(base);
+  return prefix?.[1] === m.name && base.length > prefix[0].length ? base.slice(prefix[0].length) : base;
 }
 
-/** A pass dump as a row of its group: `0005 after call-inliner` (or `before`), with its pipeline when known. */
+/** A pass dump as a row of its group: `0005 call-inliner` (`before` when it is the state before a pass), with its pipeline when known. */
 export function passLabel(d: DocumentMeta): string {
   const p = d.module?.pass;
   if (!p) return d.title;
-  return `${String(p.index).padStart(4, '0')} ${p.when} ${p.name}${p.pipeline ? ` · ${p.pipeline}` : ''}`;
+  return `${String(p.index).padStart(4, '0')} ${p.when === 'before' ? 'before ' : ''}${p.name}${p.pipeline ? ` · ${p.pipeline}` : ''}`;
 }

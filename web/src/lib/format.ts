@@ -21,6 +21,10 @@ export function kindBadge(kind: DocumentKind | string): string {
       return 'HLO·opt';
     case 'trace':
       return 'TRACE';
+    case 'buffer-assignment':
+      return 'BUFS';
+    case 'memory-report':
+      return 'MEM';
     default:
       return 'TEXT';
   }

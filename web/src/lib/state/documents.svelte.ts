@@ -1,5 +1,5 @@
-import { layerGroups, type DocumentMeta } from '@seam/shared/model';
-import type { ImportFile, ImportResult, RoomApi, SendOptions } from '../api';
+import { layerGroups, type DocumentMeta, type ImportResult } from '@seam/shared/model';
+import type { FolderFile, RoomApi, SendOptions } from '../api';
 import { uploadItem, type UploadItem } from './upload-item';
 import { archiveType } from '../room/import/archive-type';
 import type { Gathered } from '../room/import/folder-files';
@@ -144,7 +144,7 @@ export class DocumentsState {
   }
 
   /** Imports a folder's files in one request; the server groups them into modules (all or nothing). */
-  async importFolder(files: readonly ImportFile[]): Promise<string | null> {
+  async importFolder(files: readonly FolderFile[]): Promise<string | null> {
     this.uploadError = null;
     this.lastImport = null;
     const total = files.reduce((n, f) => n + f.file.size, 0);

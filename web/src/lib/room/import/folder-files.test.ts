@@ -53,6 +53,9 @@ describe('filesOfInput', () => {
     expect(filesOfInput([inFolder])).toEqual({ files: [{ path: 'dump/module_0001.jit_f.after_optimizations.txt', file: inFolder }], folder: true });
     const alone = new File(['x'], 'mlp.hlo.txt');
     expect(filesOfInput([alone])).toEqual({ files: [{ path: 'mlp.hlo.txt', file: alone }], folder: false });
+    // A name is never a path, whatever it holds.
+    const odd = new File(['x'], '<b>x</b>.json.gz');
+    expect(filesOfInput([odd]).folder).toBe(false);
   });
 });
 

@@ -58,8 +58,8 @@ export async function filesOfEntries(entries: readonly EntryLike[]): Promise<Gat
  * folder picked in `webkitRelativePath`; picked one by one it is empty and the name is the path.
  */
 export function filesOfInput(list: ArrayLike<File>): Gathered {
-  const files = Array.from(list, (file) => ({ path: file.webkitRelativePath || file.name, file }));
-  return { files, folder: files.some((f) => f.path.includes('/')) };
+  const all = Array.from(list);
+  return { files: all.map((file) => ({ path: file.webkitRelativePath || file.name, file })), folder: all.some((f) => !!f.webkitRelativePath) };
 }
 
 /**
