@@ -30,12 +30,14 @@ async function dropRest(body: Readable, maxBytes: number): Promise<void> {
   try {
     for await (const chunk of body) {
       read += (chunk as Uint8Array).length;
-      if (read > maxBytes) break;
+      if (read > maxBytes) {
+        body.destroy();
+        return;
+      }
     }
   } catch {
     // The client went away or the body broke: there is nothing left to drop.
   }
-  body.destroy();
 }
 
 /**
