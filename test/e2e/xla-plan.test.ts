@@ -121,6 +121,13 @@ describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
     const spill = bo.page.getByRole('region', { name: 'Spills' }).getByRole('row').filter({ hasText: 'ynn_fusion' }).locator('.allocation');
     await expect.poll(async () => (await spill.textContent()) ?? '', { timeout: 15_000 }).toContain('live at the peak');
 
+    await bo.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /cpu_after_optimizations-buffer-assignment\.txt/ }).click();
+    const view = bo.page.getByRole('region', { name: 'Buffer assignment' });
+    const ynn = view.locator('tr[data-allocation="7"] li').filter({ hasText: 'ynn_fusion' });
+    await expect.poll(async () => (await ynn.textContent()) ?? '', { timeout: 15_000 }).toContain('peak');
+    expect(await view.locator('tr[data-allocation="7"] li').filter({ hasText: 'wrapped_convert.1' }).textContent()).not.toContain('peak');
+    expect(await view.locator('.summary').textContent()).toMatch(/XLA’s total 28\.9 KiB\s+· peak 20\.4 KiB at step 6/);
+
     await formed.getByRole('button').first().click();
     await expect.poll(async () => (await bo.page.locator('.tabs .tab').textContent()) ?? '').toBe('mlp-passes/module_0000.jit_mlp.0022.dot-library-passes.after_dot-library-rewriter.before_pipeline-end.txt');
     await bo.page.locator('.cm-line', { hasText: 'HloModule jit_mlp' }).first().waitFor();
