@@ -225,8 +225,8 @@ function score(e: Equation, op: Op, transformsKnown: boolean): number | undefine
   // The op may lack outer scopes the jaxpr never printed (`jit(train)`); not inner ones the equation has.
   s += 10 * k - 10 * (es.length - k);
   if (op.shape && e.shape) {
-    if (op.foldedTranspose ? samePermuted(op.shape.dims, e.shape.dims) : sameDims(op.shape.dims, e.shape.dims)) s += 5;
-    else if (regrouped(op.shape.dims, e.shape.dims)) s += 4;
+    // XLA merges dimensions as it pleases (a dot is computed on `[B·T, D]`): as good as equal.
+    if (op.foldedTranspose ? samePermuted(op.shape.dims, e.shape.dims) : sameDims(op.shape.dims, e.shape.dims) || regrouped(op.shape.dims, e.shape.dims)) s += 5;
     if (op.shape.family === e.shape.family) s += 2;
   }
   if (op.dot && e.dot) {
