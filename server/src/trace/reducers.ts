@@ -7,10 +7,15 @@ import type { Limits } from '../config';
 import { openSpoolFile } from './file-spool';
 import type { StoredTrace } from './stored-form';
 
-/** What the reduce worker is started with: an XSpace's spool file (a descriptor this thread opened and closes). */
-export interface ReduceWorkerData { readonly format: TraceFormat; readonly limits: TraceLimits; readonly spoolFd?: number }
-/** Messages to the reduce worker: a chunk of the decompressed trace (transferred), or its end. */
-export type ReduceRequest = { readonly type: 'chunk'; readonly bytes: Uint8Array } | { readonly type: 'end' };
+/**
+ * Messages to a reduce worker: a trace starts (its format, limits and, for an XSpace, its spool
+ * file: a descriptor this thread opened and closes), a chunk of its decompressed bytes
+ * (transferred), its end.
+ */
+export type ReduceRequest =
+  | { readonly type: 'start'; readonly format: TraceFormat; readonly limits: TraceLimits; readonly spoolFd?: number }
+  | { readonly type: 'chunk'; readonly bytes: Uint8Array }
+  | { readonly type: 'end' };
 /** Its answers: a chunk was read; the stored form; or why it failed (the error's name and message). */
 export type ReduceReply = { readonly type: 'ack' } | { readonly type: 'done'; readonly stored: StoredTrace } | { readonly type: 'error'; readonly name: string; readonly message: string };
 
@@ -23,15 +28,17 @@ export class TraceReducersBusy extends Error {
 }
 
 /**
- * Reduces traces off the event loop, one worker thread a trace (started for it, ended after),
- * at most `analyzerWorkers` at once, each with a heap of at most `analyzerHeapMb`. The trace's
- * decompressed bytes stream in; the worker acknowledges each chunk, so at most a few are ever
- * queued. Errors come back as `TraceFormatError` or `TraceTooLarge` (also when the worker runs
- * out of memory).
+ * Reduces traces off the event loop, one trace at a time a worker thread, at most
+ * `analyzerWorkers` at once, each with a heap of at most `analyzerHeapMb`. A worker that reduced
+ * a trace waits for the next (starting one costs more than reducing a small trace); one whose
+ * trace failed or was given up is ended. The trace's decompressed bytes stream in; the worker
+ * acknowledges each chunk, so at most a few are ever queued. Errors come back as
+ * `TraceFormatError` or `TraceTooLarge` (also when the worker runs out of memory).
  */
 export class TraceReducers {
   private active = 0;
   private readonly workers = new Set<Worker>();
+  private readonly idle: Worker[] = [];
 
   constructor(
     private readonly log: Logger,
@@ -45,6 +52,7 @@ export class TraceReducers {
     this.active += 1;
     let worker: Worker | undefined;
     let spoolFd: number | undefined;
+    let reduced = false;
     const it = source[Symbol.asyncIterator]();
     try {
       const first = await it.next();
@@ -52,26 +60,45 @@ export class TraceReducers {
       const format = sniffTraceFormat(first.value) ?? TraceFormat.chromeJson;
       // An XSpace's planes are read back from disk (`XSpaceReducer`), not held.
       if (format === TraceFormat.xplane) spoolFd = openSpoolFile();
-      // Node's default young generation: the garbage is one parsed chunk at a time, and a larger one only adds resident memory.
-      worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), { format, limits: this.traceLimits, ...(spoolFd !== undefined ? { spoolFd } : {}) } satisfies ReduceWorkerData, {
-        maxOldGenerationSizeMb: this.limits.analyzerHeapMb,
-      });
-      this.workers.add(worker);
-      return await this.exchange(worker, first.value, it);
+      worker = this.idle.pop() ?? this.startWorker();
+      const start: ReduceRequest = { type: 'start', format, limits: this.traceLimits, ...(spoolFd !== undefined ? { spoolFd } : {}) };
+      const stored = await this.exchange(worker, start, first.value, it);
+      reduced = true;
+      return stored;
     } finally {
       // Ends the source early when the reduction failed (its streams are closed).
       await it.return?.();
       this.active -= 1;
       const fd = spoolFd;
-      if (worker) {
+      if (worker && reduced) this.idle.push(worker);
+      else if (worker) {
         this.workers.delete(worker);
         // The spool file is closed once its worker cannot use the descriptor any more.
         void worker.terminate().finally(() => fd !== undefined && closeSync(fd));
-      } else if (fd !== undefined) closeSync(fd);
+      }
+      if (fd !== undefined && (reduced || !worker)) closeSync(fd);
     }
   }
 
-  private async exchange(worker: Worker, first: Uint8Array, rest: AsyncIterator<Uint8Array>): Promise<StoredTrace> {
+  private startWorker(): Worker {
+    // Node's default young generation: the garbage is one parsed chunk at a time, and a larger one only adds resident memory.
+    const worker = startAnalysisWorker(new URL('./reduce-worker.ts', import.meta.url), undefined, { maxOldGenerationSizeMb: this.limits.analyzerHeapMb });
+    // A waiting worker does not keep the server's process alive.
+    worker.unref();
+    this.workers.add(worker);
+    // Errors of a trace's worker are that trace's; this one keeps an error while it waits from throwing.
+    worker.on('error', (err) => {
+      if (this.idle.includes(worker)) this.log.error({ err }, 'waiting trace worker failed');
+    });
+    worker.on('exit', () => {
+      this.workers.delete(worker);
+      const i = this.idle.indexOf(worker);
+      if (i >= 0) this.idle.splice(i, 1);
+    });
+    return worker;
+  }
+
+  private async exchange(worker: Worker, start: ReduceRequest, first: Uint8Array, rest: AsyncIterator<Uint8Array>): Promise<StoredTrace> {
     let failure: Error | undefined;
     let stored: StoredTrace | undefined;
     let inFlight = 0;
@@ -82,21 +109,22 @@ export class TraceReducers {
       for (const f of w) f();
     };
     const heapMb = this.limits.analyzerHeapMb;
-    worker.on('message', (m: ReduceReply) => {
+    const onMessage = (m: ReduceReply): void => {
       if (m.type === 'ack') inFlight -= 1;
       else if (m.type === 'done') stored = m.stored;
       else failure = m.name === 'TraceFormatError' ? new TraceFormatError(m.message) : m.name === 'TraceTooLarge' ? new TraceTooLarge(m.message) : new Error(m.message);
       wake();
-    });
-    worker.on('error', (err: Error & { code?: string }) => {
+    };
+    const onError = (err: Error & { code?: string }): void => {
       failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new TraceTooLarge(`reducing the trace needed more than the ${heapMb} MB of memory it may take (SEAM_ANALYZER_HEAP_MB)`) : err;
       if (!(failure instanceof TraceTooLarge)) this.log.error({ err }, 'trace worker failed');
       wake();
-    });
-    worker.on('exit', (code) => {
+    };
+    const onExit = (code: number): void => {
       failure ??= stored ? undefined : new Error(`the trace worker exited with ${code}`);
       wake();
-    });
+    };
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     const until = async (ready: () => boolean): Promise<void> => {
       while (!ready() && !failure) await new Promise<void>((resolve) => waiters.push(resolve));
       if (failure) throw failure;
@@ -108,11 +136,16 @@ export class TraceReducers {
       worker.postMessage({ type: 'chunk', bytes } satisfies ReduceRequest, [bytes.buffer]);
       await until(() => inFlight < IN_FLIGHT);
     };
-    await send(first);
-    for (let next = await rest.next(); !next.done; next = await rest.next()) await send(next.value);
-    worker.postMessage({ type: 'end' } satisfies ReduceRequest);
-    await until(() => stored !== undefined);
-    return stored!;
+    try {
+      worker.postMessage(start);
+      await send(first);
+      for (let next = await rest.next(); !next.done; next = await rest.next()) await send(next.value);
+      worker.postMessage({ type: 'end' } satisfies ReduceRequest);
+      await until(() => stored !== undefined);
+      return stored!;
+    } finally {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    }
   }
 
   /** Stops every worker; reductions under way fail. */

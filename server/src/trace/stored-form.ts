@@ -1,4 +1,5 @@
-import { constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, gzip } from 'node:zlib';
 import { encodeBlock, type ReducedTrace } from '@seam/shared/trace';
 
 /** Events per stored block: a window read decompresses only the blocks it overlaps (about 450 KB each). */
@@ -24,11 +25,16 @@ export interface StoredTrace {
   readonly blocks: readonly StoredBlock[];
 }
 
-const gz = (value: unknown): Uint8Array => new Uint8Array(gzipSync(JSON.stringify(value)));
+const gzipAsync = promisify(gzip);
+/** Blocks compressed at once: Node's thread pool runs four jobs. */
+const PARALLEL_BLOCKS = 4;
+/** Gzipped on the thread pool, so that the blocks are compressed on every core at once; copied into a buffer of their own (to be transferred). */
+const gz = async (bytes: Uint8Array | string, level: number = constants.Z_DEFAULT_COMPRESSION): Promise<Uint8Array> => new Uint8Array(await gzipAsync(bytes, { level }));
 
 /** The stored form of a reduced trace (run where the trace was reduced: off the event loop). */
-export function storedForm(t: ReducedTrace): StoredTrace {
-  const blocks: StoredBlock[] = [];
+export async function storedForm(t: ReducedTrace): Promise<StoredTrace> {
+  const spans: Omit<StoredBlock, 'gzip'>[] = [];
+  const ranges: [number, number][] = [];
   const { start, dur, track } = t.columns;
   let i = 0;
   while (i < start.length) {
@@ -41,9 +47,20 @@ export function storedForm(t: ReducedTrace): StoredTrace {
         endUs = Math.max(endUs, start[j]! + dur[j]!);
         j++;
       }
-      blocks.push({ track: tr, block: block++, startUs: start[i]!, endUs, gzip: new Uint8Array(gzipSync(encodeBlock(t.columns, i, j), { level: constants.Z_BEST_SPEED })) });
+      spans.push({ track: tr, block: block++, startUs: start[i]!, endUs });
+      ranges.push([i, j]);
       i = j;
     }
   }
-  return { summary: gz(t.summary), ops: gz(t.ops), strings: gz(t.strings), blocks };
+  const blocks = new Array<Uint8Array>(ranges.length);
+  let next = 0;
+  // A few blocks at a time (as many as the thread pool runs at once), each encoded just before it is compressed.
+  const compressor = async (): Promise<void> => {
+    for (let k = next++; k < ranges.length; k = next++) blocks[k] = await gz(encodeBlock(t.columns, ranges[k]![0], ranges[k]![1]), constants.Z_BEST_SPEED);
+  };
+  const [[summary, ops, strings]] = await Promise.all([
+    Promise.all([gz(JSON.stringify(t.summary)), gz(JSON.stringify(t.ops)), gz(JSON.stringify(t.strings))]),
+    Promise.all(Array.from({ length: PARALLEL_BLOCKS }, compressor)),
+  ]);
+  return { summary, ops, strings, blocks: spans.map((s, k) => ({ ...s, gzip: blocks[k]! })) };
 }
