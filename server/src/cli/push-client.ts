@@ -39,11 +39,13 @@ export class PushClient {
     return new PushRefused(res.status, body?.error?.code ?? String(res.status), body?.error?.message ?? res.statusText);
   }
 
-  /** Whether the server has this content for the room already (staged, or in one of its documents). */
+  /** Whether the server has this content for the room already (staged, or in one of its documents). A GET, not a HEAD, so a refusal says why. */
   async has(sha256: string): Promise<boolean> {
-    const res = await this.call('HEAD', `/blobs/${sha256}`);
-    if (res.status === 200) return true;
-    if (res.status === 404) return false;
+    const res = await this.call('GET', `/blobs/${sha256}`);
+    if (res.status === 200 || res.status === 404) {
+      await res.body?.cancel();
+      return res.status === 200;
+    }
     throw await PushClient.refused(res);
   }
 
