@@ -105,6 +105,12 @@ async function checkPythonVersion(python: string, onProgress: (line: string) => 
   onProgress(`using ${python} (Python ${major}.${minor})`);
 }
 
+/** Whether the virtualenv exists and its stamp matches its requirements, so `ensureVenv` would do nothing. */
+export function venvIsCurrent(layout: VenvLayout = PROJECT_VENV): boolean {
+  if (!existsSync(layout.requirements) || !existsSync(venvPython(layout.venvDir))) return false;
+  return readStamp(layout.venvDir) === requirementsHash(readFileSync(layout.requirements));
+}
+
 /**
  * Creates or updates the virtualenv so that it holds exactly the pinned requirements. Idempotent:
  * when the stamp inside the virtualenv matches the requirements' hash it does nothing. The stamp

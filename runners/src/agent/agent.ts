@@ -4,6 +4,10 @@ import type { AgentToServer, JobRef, ResultBody, RunnerCapabilities, ServerToAge
 import { CloseCode, readServerMessage, writeRunnerMessage } from '@seam/shared/protocol';
 import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from './backoff';
 import { executeCapture, type ExecuteConfig, type Execution } from './execute';
+import { preparingPhase, type Preparation } from './preparation';
+
+/** Least time between two phase messages while the runner prepares (pip prints many lines a second). */
+const PREPARING_PHASE_MS = 500;
 
 /** Everything one agent needs: where to dial, who it is, and how it runs captures. */
 export interface AgentConfig {
@@ -17,6 +21,11 @@ export interface AgentConfig {
   readonly backoff?: Backoff;
   /** Progress lines; default stdout. */
   readonly log?: (line: string) => void;
+  /**
+   * Work to finish before the first capture (the local runner's first virtualenv build): a job
+   * that arrives meanwhile waits for it, its phase showing the latest progress line.
+   */
+  readonly preparation?: Preparation;
 }
 
 interface Running {
@@ -55,6 +64,9 @@ export class Agent {
     this.urls = serverUrls(config.server);
     this.log = config.log ?? ((line) => console.log(line));
     this.finished = new Promise((resolve) => (this.stoppedResolve = resolve));
+    config.preparation?.done.catch(() => {
+      if (!this.running) this.stop();
+    });
   }
 
   /** Dials the server; returns at once, the agent runs until `stop()`. */
@@ -145,12 +157,61 @@ export class Agent {
     }
   }
 
+  /**
+   * Waits for the runner's preparation, if any is under way, streaming its progress as the job's
+   * phase; the error message when it failed, else null.
+   */
+  private async prepared(ref: JobRef): Promise<string | null> {
+    const prep = this.config.preparation;
+    if (!prep?.pending) return null;
+    // At most one phase message per PREPARING_PHASE_MS, the latest line always sent in the end.
+    let last = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      last = Date.now();
+      this.send({ type: 'status', ...ref, phase: preparingPhase(prep.latest) });
+    };
+    this.send({ type: 'status', ...ref, phase: preparingPhase(prep.latest) });
+    const off = prep.onLine(() => {
+      const wait = PREPARING_PHASE_MS - (Date.now() - last);
+      if (wait <= 0) flush();
+      else timer ??= setTimeout(flush, wait);
+    });
+    try {
+      await prep.done;
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    } finally {
+      off();
+      clearTimeout(timer);
+    }
+  }
+
   private async run(ref: JobRef, request: CaptureRequest): Promise<void> {
     this.log(`${this.config.name}: running ${ref.jobId} (attempt ${ref.attempt})`);
-    const exec = executeCapture(request, this.config.name, this.config.execute);
+    // The capture starts only once the runner is prepared; a cancel may come before.
+    const started: { exec?: ReturnType<typeof executeCapture> } = {};
     let cancelled = false;
-    this.running = { ref, cancel: () => { cancelled = true; exec.cancel(); } };
+    this.running = { ref, cancel: () => { cancelled = true; started.exec?.cancel(); } };
     this.send({ type: 'heartbeat', jobs: [ref] });
+    const unprepared = await this.prepared(ref);
+    if (cancelled) {
+      this.running = undefined;
+      this.send({ type: 'ready' });
+      return;
+    }
+    if (unprepared !== null) {
+      await this.post(ref, { ok: false, error: { reason: 'runner-error', message: `the runner could not prepare its Python: ${unprepared}`.slice(0, 2000) } });
+      this.log(`${this.config.name}: ${ref.jobId} failed: the runner could not prepare its Python`);
+      this.running = undefined;
+      // A runner without its Python can run nothing: it stops (and `npm start` starts it again).
+      this.stop();
+      return;
+    }
+    const exec = executeCapture(request, this.config.name, this.config.execute);
+    started.exec = exec;
     this.send({ type: 'status', ...ref, phase: 'running' });
     let execution: Execution;
     try {

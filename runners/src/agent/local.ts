@@ -1,4 +1,7 @@
-import { ensureVenv, type EnsureVenvOptions, type EnsureVenvResult } from '../venv';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { RunnerCapabilities } from '@seam/shared/protocol';
+import { ensureVenv, PROJECT_VENV, type EnsureVenvOptions, type EnsureVenvResult } from '../venv';
 import { DEFAULT_PYTHON, type CliOptions } from './config';
 
 /** Builds a virtualenv; `ensureVenv` unless a caller passes another (a test's own layout). */
@@ -15,4 +18,21 @@ export async function prepareLocal(options: CliOptions, onProgress: (line: strin
   const venv = await ensure({ onProgress: (line) => onProgress(`[venv] ${line}`) });
   onProgress(`${options.name}: virtualenv ${venv.status}`);
   return { ...options, python: venv.python };
+}
+
+/**
+ * What the local runner can say of itself before its virtualenv exists: the CPU it will run on, the
+ * JAX and jaxlib versions the requirements pin (what the build installs), and the Python that
+ * builds it (`$SEAM_PYTHON`, else `python3`). Each capture's provenance reports what it really ran.
+ */
+export function pinnedCapabilities(env: Record<string, string | undefined>, requirements = PROJECT_VENV.requirements): RunnerCapabilities {
+  const text = readFileSync(requirements, 'utf8');
+  const pin = (name: string) => new RegExp(`^${name}==([^\\s;#]+)`, 'm').exec(text)?.[1] ?? 'unknown';
+  let python = 'unknown';
+  try {
+    python = execFileSync(env.SEAM_PYTHON || 'python3', ['-c', 'import platform; print(platform.python_version())'], { encoding: 'utf8' }).trim() || python;
+  } catch {
+    // The build itself says why this Python cannot be used.
+  }
+  return { platform: 'cpu', deviceKind: 'cpu', deviceCount: 1, jax: pin('jax'), jaxlib: pin('jaxlib'), python };
 }

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, executeConfig, parseCli, pinnedCapabilities, Preparation, preparingPhase, probeIsolation } from '@seam/runners';
+import { waitFor } from '../helpers';
+import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, type CaptureServer } from './capture-kit';
+
+/**
+ * The local runner's first virtualenv build, seen from the room: the runner connects at once, and
+ * a capture that arrives while it prepares shows the build's progress as its phase, then runs (real
+ * server, real agent, real JAX from the project's virtualenv); a build that fails fails the capture
+ * with pip's reason and stops the runner. The build itself is a preparation this test drives, line
+ * by line, instead of pip.
+ */
+
+let s: CaptureServer;
+const agents: Agent[] = [];
+
+/** An agent named `name` whose preparation reports through `say` and ends with `end`. */
+function preparingAgent(name: string): { agent: Agent; say: (line: string) => void; end: (error?: Error) => void } {
+  const { token } = s.token(name);
+  const options = parseCli(['--server', s.url, '--token', token, '--name', name], {});
+  const execute = executeConfig(options, probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log: () => undefined }));
+  let say: (line: string) => void = () => undefined;
+  let end: (error?: Error) => void = () => undefined;
+  const preparation = new Preparation((onLine) => {
+    say = onLine;
+    return new Promise<void>((resolve, reject) => (end = (error) => (error ? reject(error) : resolve())));
+  }, 'building the JAX virtualenv');
+  const agent = new Agent({ server: s.url, token, name, capabilities: pinnedCapabilities({}), execute, preparation, log: () => undefined });
+  agents.push(agent);
+  agent.start();
+  return { agent, say: (l) => say(l), end: (e) => end(e) };
+}
+
+async function runnerListed(name: string): Promise<void> {
+  await waitFor(async () => {
+    const res = await fetch(`${s.url}/api/rooms/${s.room.id}/runners`, { headers: { authorization: `Bearer ${s.room.tokens.owner}` } });
+    return ((await res.json()) as { runners: { name: string }[] }).runners.some((r) => r.name === name);
+  }, `runner ${name} to connect`);
+}
+
+beforeAll(async () => {
+  s = await startCaptureServer();
+});
+
+afterAll(async () => {
+  for (const a of agents) a.stop();
+  await s?.close();
+});
+
+describe('a capture queued while the local runner builds its virtualenv', () => {
+  it('shows the build\'s progress as its phase, then runs once the build is done', async () => {
+    const { say, end } = preparingAgent('prep');
+    await runnerListed('prep');
+    const { status, body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'], runner: 'prep' });
+    expect(status).toBe(202);
+    const phase = async () => (await getJob(s, body.job.id)).phase;
+    await expect.poll(phase, { timeout: 20_000 }).toBe(preparingPhase('building the JAX virtualenv'));
+    say('Collecting jax==0.10.2 (from -r requirements.txt (line 3))');
+    say('Downloading jaxlib-0.10.2-cp311-cp311-manylinux2014_x86_64.whl (80.1 MB)');
+    await expect.poll(phase, { timeout: 20_000 }).toBe(preparingPhase('Downloading jaxlib-0.10.2-cp311-cp311-manylinux2014_x86_64.whl (80.1 MB)'));
+    expect((await getJob(s, body.job.id)).status).toBe('running');
+    end();
+    const done = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(done.error).toBeUndefined();
+    expect(done.status).toBe('done');
+    expect(done.provenance).toMatchObject({ runner: 'prep', jax: '0.10.2' });
+  });
+
+  it('fails the capture with the build\'s reason and stops the runner when the build fails', async () => {
+    const { agent, end } = preparingAgent('prep-fails');
+    await runnerListed('prep-fails');
+    const { body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'], runner: 'prep-fails' });
+    await expect.poll(async () => (await getJob(s, body.job.id)).phase, { timeout: 20_000 }).toBe(preparingPhase('building the JAX virtualenv'));
+    end(new Error('pip install failed: No matching distribution found for jax==0.10.2'));
+    const failed = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(failed).toMatchObject({ status: 'failed', error: { reason: 'runner-error', message: 'the runner could not prepare its Python: pip install failed: No matching distribution found for jax==0.10.2' } });
+    await agent.finished;
+  });
+});
