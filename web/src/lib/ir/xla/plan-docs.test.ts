@@ -30,11 +30,13 @@ describe('which documents hold XLA’s plan for an optimized HLO', () => {
     expect(assignmentDocsFor([hlo, ba, live, values, notes], hlo, 'jit_mlp')).toEqual([ba, live, values]);
   });
 
-  it('without a group, takes the buffer assignment whose module or title names the HLO’s module, as a whole word', () => {
+  it('without a group, takes the newest buffer assignment whose module or title names the HLO’s module, as a whole word', () => {
     const hlo = doc('hlo-opt', 'mlp.txt');
     const mlp = doc('buffer-assignment', 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.txt');
     const mlp2 = doc('buffer-assignment', 'module_0003.jit_mlp2.cpu_after_optimizations-buffer-assignment.txt');
     expect(assignmentDocsFor([hlo, mlp, mlp2], hlo, 'jit_mlp')).toEqual([mlp]);
+    const again = doc('buffer-assignment', 'module_0009.jit_mlp.cpu_after_optimizations-buffer-assignment.txt');
+    expect(assignmentDocsFor([hlo, again, mlp, mlp2], hlo, 'jit_mlp')).toEqual([again]);
     expect(assignmentDocsFor([hlo, mlp, mlp2], hlo, null)).toEqual([]);
     expect(namesModule('a.jit_mlp.b', 'jit_mlp')).toBe(true);
     expect(namesModule('a.jit_mlp2.b', 'jit_mlp')).toBe(false);

@@ -26,8 +26,8 @@ export function isPlanText(d: DocumentMeta): boolean {
 
 /**
  * The buffer-assignment documents that describe optimized HLO `hlo` (whose `HloModule` is
- * `moduleName`): those of its module group when it has one, else those whose module (or title)
- * names that module. XLA may split one assignment over several files (allocations, values, live
+ * `moduleName`): those of its module group when it has one, else the newest whose module (or
+ * title) names that module. XLA may split one assignment over several files (allocations, values, live
  * ranges); all of them are returned, to be merged (in a group, also those stored as text: `isPlanText`).
  */
 export function assignmentDocsFor(docs: readonly DocumentMeta[], hlo: DocumentMeta, moduleName: string | null): DocumentMeta[] {
@@ -38,7 +38,10 @@ export function assignmentDocsFor(docs: readonly DocumentMeta[], hlo: DocumentMe
     if (own.length > 0) return own;
   }
   if (moduleName === null) return [];
-  return assignments.filter((d) => (d.module ? d.module.name === moduleName : namesModule(d.title, moduleName)));
+  // Outside a group, one assignment: the newest that names the module (an older one may be of another compile).
+  const named = assignments.filter((d) => (d.module ? d.module.name === moduleName : namesModule(d.title, moduleName)));
+  const newest = named.reduce<DocumentMeta | undefined>((a, d) => (a === undefined || d.createdAt > a.createdAt ? d : a), undefined);
+  return newest ? [newest] : [];
 }
 
 /** The optimized HLO documents a buffer assignment may describe: its module group's, else every one in the room, newest first. */
