@@ -19,6 +19,8 @@ export type ReduceRequest =
 /** Its answers: a chunk was read; the stored form; or why it failed (the error's name and message). */
 export type ReduceReply = { readonly type: 'ack' } | { readonly type: 'done'; readonly stored: StoredTrace } | { readonly type: 'error'; readonly name: string; readonly message: string };
 
+/** How long a worker that reduced a trace waits for the next before it is ended (and what it held is given back). */
+const IDLE_MS = 15_000;
 /** Chunks sent to a worker and not yet read, at most: the sender waits, so a fast upload cannot queue a whole trace in memory. */
 const IN_FLIGHT = 4;
 
@@ -30,8 +32,8 @@ export class TraceReducersBusy extends Error {
 /**
  * Reduces traces off the event loop, one trace at a time a worker thread, at most
  * `analyzerWorkers` at once, each with a heap of at most `analyzerHeapMb`. A worker that reduced
- * a trace waits for the next (starting one costs more than reducing a small trace); one whose
- * trace failed or was given up is ended. The trace's decompressed bytes stream in; the worker
+ * a trace waits `IDLE_MS` for the next (starting one costs more than reducing a small trace),
+ * then ends; one whose trace failed or was given up is ended at once. The trace's decompressed bytes stream in; the worker
  * acknowledges each chunk, so at most a few are ever queued. Errors come back as
  * `TraceFormatError` or `TraceTooLarge` (also when the worker runs out of memory).
  */
@@ -39,6 +41,7 @@ export class TraceReducers {
   private active = 0;
   private readonly workers = new Set<Worker>();
   private readonly idle: Worker[] = [];
+  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
 
   constructor(
     private readonly log: Logger,
@@ -60,7 +63,7 @@ export class TraceReducers {
       const format = sniffTraceFormat(first.value) ?? TraceFormat.chromeJson;
       // An XSpace's planes are read back from disk (`XSpaceReducer`), not held.
       if (format === TraceFormat.xplane) spoolFd = openSpoolFile();
-      worker = this.idle.pop() ?? this.startWorker();
+      worker = this.takeIdle() ?? this.startWorker();
       const start: ReduceRequest = { type: 'start', format, limits: this.traceLimits, ...(spoolFd !== undefined ? { spoolFd } : {}) };
       const stored = await this.exchange(worker, start, first.value, it);
       reduced = true;
@@ -70,7 +73,7 @@ export class TraceReducers {
       await it.return?.();
       this.active -= 1;
       const fd = spoolFd;
-      if (worker && reduced) this.idle.push(worker);
+      if (worker && reduced) this.putIdle(worker);
       else if (worker) {
         this.workers.delete(worker);
         // The spool file is closed once its worker cannot use the descriptor any more.
@@ -78,6 +81,20 @@ export class TraceReducers {
       }
       if (fd !== undefined && (reduced || !worker)) closeSync(fd);
     }
+  }
+
+  private takeIdle(): Worker | undefined {
+    const worker = this.idle.pop();
+    if (worker) {
+      clearTimeout(this.idleTimers.get(worker));
+      this.idleTimers.delete(worker);
+    }
+    return worker;
+  }
+
+  private putIdle(worker: Worker): void {
+    this.idle.push(worker);
+    this.idleTimers.set(worker, setTimeout(() => void worker.terminate(), IDLE_MS).unref());
   }
 
   private startWorker(): Worker {
@@ -94,6 +111,8 @@ export class TraceReducers {
       this.workers.delete(worker);
       const i = this.idle.indexOf(worker);
       if (i >= 0) this.idle.splice(i, 1);
+      clearTimeout(this.idleTimers.get(worker));
+      this.idleTimers.delete(worker);
     });
     return worker;
   }
