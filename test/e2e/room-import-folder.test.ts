@@ -174,6 +174,31 @@ describe('a JAX dump folder brought into a room from the browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('cancels a slow import on the way, and nothing of it is added', async () => {
+    const page = ada.page;
+    const before = (await roomDocuments(server, room)).length;
+    // A slow uplink (Chromium's network emulation), so the upload is still going when Cancel is pressed.
+    const cdp = await ada.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 16 * 1024 });
+    try {
+      const chooser = page.waitForEvent('filechooser');
+      await page.getByRole('button', { name: 'Import a dump folder' }).click();
+      await (await chooser).setFiles(dump);
+      const progress = page.getByRole('status', { name: 'Upload progress' });
+      await expect.poll(() => progress.locator('.text').textContent()).toMatch(/^Uploading \d+ files · \d+% · /);
+      await progress.getByRole('button', { name: 'Cancel' }).click();
+      const alert = page.getByRole('navigation', { name: 'Room documents' }).getByRole('alert');
+      await expect.poll(() => alert.textContent()).toMatch(/^\d+ files: cancelled, nothing was added$/);
+      expect(await progress.count()).toBe(0);
+    } finally {
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+      await cdp.detach();
+    }
+    expect((await roomDocuments(server, room)).length).toBe(before);
+    expect(errors).toEqual([]);
+  });
+
   it("shows the server's error for a broken archive and adds nothing", async () => {
     const page = ada.page;
     const before = (await roomDocuments(server, room)).length;

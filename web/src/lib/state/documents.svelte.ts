@@ -120,8 +120,12 @@ export class DocumentsState {
   }
 
   /** Uploads dumps (as text) and traces (as raw bodies) one by one and returns the last one's id. */
-  async upload(files: readonly UploadItem[]): Promise<string | null> {
+  upload(files: readonly UploadItem[]): Promise<string | null> {
     this.uploadError = null;
+    return this.uploadEach(files);
+  }
+
+  private async uploadEach(files: readonly UploadItem[]): Promise<string | null> {
     let last: string | null = null;
     for (const f of files) {
       const size = 'text' in f ? new Blob([f.text]).size : f.body.size;
@@ -144,25 +148,23 @@ export class DocumentsState {
   }
 
   /** Imports a folder's files in one request; the server groups them into modules (all or nothing). */
-  async importFolder(files: readonly FolderFile[]): Promise<string | null> {
-    this.uploadError = null;
-    this.lastImport = null;
+  private async importFolder(files: readonly FolderFile[]): Promise<string | null> {
     const total = files.reduce((n, f) => n + f.file.size, 0);
     return this.imported(await this.send(fileCount(files.length), 'import', total, (opts) => this.api.importFiles(this.roomId, this.token, files, opts)));
   }
 
   /** Imports a `.zip`, `.tar.gz` or `.tar` archive sent whole. */
-  async importArchive(file: File, contentType: string): Promise<string | null> {
-    this.uploadError = null;
-    this.lastImport = null;
+  private async importArchive(file: File, contentType: string): Promise<string | null> {
     return this.imported(await this.send(file.name, 'import', file.size, (opts) => this.api.importArchive(this.roomId, this.token, file, contentType, opts)));
   }
 
   /**
    * Brings in what was dropped or picked: a folder as one import, each archive as an import, other
-   * files one by one as dumps or traces. Returns the id of the document to open, if any.
+   * files one by one as dumps or traces. Returns the id of the document to open, if any; each
+   * failure is reported and the rest still go.
    */
   async bringIn(g: Gathered): Promise<string | null> {
+    this.uploadError = null;
     this.lastImport = null;
     if (g.folder) return this.importFolder(g.files);
     let open: string | null = null;
@@ -172,7 +174,7 @@ export class DocumentsState {
       if (type) open = (await this.importArchive(f.file, type)) ?? open;
       else singles.push(await uploadItem(f.file));
     }
-    if (singles.length > 0) open = (await this.upload(singles)) ?? open;
+    if (singles.length > 0) open = (await this.uploadEach(singles)) ?? open;
     return open;
   }
 }
