@@ -18,8 +18,16 @@ describe('seam arguments', () => {
     expect(parseArgs(['gate', 'cap', '--value', 'fusion.3', '--bar', '0.05', '--json'])).toEqual({ name: 'gate', dir: 'cap', value: 'fusion.3', bar: 0.05, json: true });
   });
 
-  it('treats no command, -h and --help as help', () => {
-    for (const argv of [[], ['-h'], ['--help'], ['help']]) expect(parseArgs(argv)).toEqual({ name: 'help' });
+  it('treats no command, -h and --help as help, after a command too', () => {
+    for (const argv of [[], ['-h'], ['--help'], ['help'], ['push', '--help']]) expect(parseArgs(argv)).toEqual({ name: 'help' });
+  });
+
+  it('reads push with a link, paths, --watch and --quiet, and refuses it without a path or with a bad --quiet', () => {
+    expect(parseArgs(['push', 'http://h/r/x#token=t', 'a', 'b'])).toEqual({ name: 'push', link: 'http://h/r/x#token=t', paths: ['a', 'b'], watch: false, quietSeconds: 2 });
+    expect(parseArgs(['push', 'L', 'a', '--watch', '--quiet', '0.5'])).toEqual({ name: 'push', link: 'L', paths: ['a'], watch: true, quietSeconds: 0.5 });
+    expect(() => parseArgs(['push', 'L'])).toThrow(UsageError);
+    expect(() => parseArgs(['push', 'L', 'a', '--quiet', 'soon'])).toThrow(/--quiet/);
+    expect(() => parseArgs(['push', 'L', 'a', '--json'])).toThrow(/unknown option/);
   });
 
   it('refuses unknown commands and options, missing files and a bad --top, saying why', () => {

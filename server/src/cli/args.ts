@@ -37,7 +37,7 @@ export class UsageError extends Error {}
 /** Parses `argv` (without `node` and the script). Throws `UsageError` for a bad command line. */
 export function parseArgs(argv: readonly string[]): Command {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') return { name: 'help' };
+  if (name === undefined || name === 'help' || argv.includes('--help') || argv.includes('-h')) return { name: 'help' };
   const flags = new Set<string>();
   const positional: string[] = [];
   let top = 10;
