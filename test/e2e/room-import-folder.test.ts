@@ -56,6 +56,32 @@ async function pressAfresh(page: Page, name: string): Promise<void> {
   if ((await button.getAttribute('aria-pressed')) === 'true') await button.click();
   await button.click();
 }
+/** From now on, records every text the progress line shows, as the page draws it (see `progressSeen`). */
+async function recordProgress(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { seenProgress: string[] }).seenProgress = seen;
+    new MutationObserver(() => {
+      const t = document.querySelector('[aria-label="Upload progress"] .text')?.textContent;
+      if (t && seen[seen.length - 1] !== t) seen.push(t);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+const progressSeen = (page: Page): Promise<string[]> => page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress);
+
+/** Runs `body` with the page's uplink slowed to `bytesPerSecond` (Chromium's network emulation), so an upload is seen on its way. */
+async function onSlowUplink(person: Person, bytesPerSecond: number, body: () => Promise<void>): Promise<void> {
+  const cdp = await person.context.newCDPSession(person.page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  try {
+    await body();
+  } finally {
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
+  }
+}
+
 const paneNames = (page: Page): Promise<string[]> => page.locator('section.pane').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
 
 beforeAll(async () => {
@@ -77,15 +103,7 @@ afterAll(async () => {
 describe('a JAX dump folder brought into a room from the browser', () => {
   it('imports a picked folder as one entry per module, shows its progress, and lists the files it skipped with their reasons', async () => {
     const page = ada.page;
-    // Every text the progress line shows, as the page draws it.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { seenProgress: string[] }).seenProgress = seen;
-      new MutationObserver(() => {
-        const t = document.querySelector('[aria-label="Upload progress"] .text')?.textContent;
-        if (t && seen[seen.length - 1] !== t) seen.push(t);
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await recordProgress(page);
     const files = filesUnder(dump);
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Import a dump folder' }).click();
@@ -95,7 +113,7 @@ describe('a JAX dump folder brought into a room from the browser', () => {
     const labels = moduleLabels(files);
     expect(labels.length).toBeGreaterThanOrEqual(3);
     await expect.poll(() => result.getByRole('status').textContent(), { timeout: 90_000 }).toMatch(new RegExp(`^Imported \\d+ files into ${labels.length} groups: \\d+ added, 0 unchanged; \\d+ skipped$`));
-    const seen = await page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress);
+    const seen = await progressSeen(page);
     expect(seen.some((t) => new RegExp(`^Uploading ${files.length} files · \\d+% · .+ of .+$`).test(t))).toBe(true);
     expect(seen).toContain(`Importing ${files.length} files…`);
 
@@ -177,11 +195,8 @@ describe('a JAX dump folder brought into a room from the browser', () => {
   it('cancels a slow import on the way, and nothing of it is added', async () => {
     const page = ada.page;
     const before = (await roomDocuments(server, room)).length;
-    // A slow uplink (Chromium's network emulation), so the upload is still going when Cancel is pressed.
-    const cdp = await ada.context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 16 * 1024 });
-    try {
+    // The upload is still going when Cancel is pressed.
+    await onSlowUplink(ada, 16 * 1024, async () => {
       const chooser = page.waitForEvent('filechooser');
       await page.getByRole('button', { name: 'Import a dump folder' }).click();
       await (await chooser).setFiles(dump);
@@ -191,11 +206,24 @@ describe('a JAX dump folder brought into a room from the browser', () => {
       const alert = page.getByRole('navigation', { name: 'Room documents' }).getByRole('alert');
       await expect.poll(() => alert.textContent()).toMatch(/^\d+ files: cancelled, nothing was added$/);
       expect(await progress.count()).toBe(0);
-    } finally {
-      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-      await cdp.detach();
-    }
+    });
     expect((await roomDocuments(server, room)).length).toBe(before);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows one dump's upload in percent and bytes, then that the server is adding it", async () => {
+    const page = ada.page;
+    const file = fileURLToPath(new URL('../fixtures/ir/attention-fused/hlo-opt.txt', import.meta.url));
+    await recordProgress(page);
+    await onSlowUplink(ada, 1024, async () => {
+      const chooser = page.waitForEvent('filechooser');
+      await page.getByRole('button', { name: 'Upload files' }).click();
+      await (await chooser).setFiles(file);
+      await expect.poll(() => roomDocuments(server, room).then((d) => d.some((x) => x.title === 'hlo-opt.txt')), { timeout: 60_000 }).toBe(true);
+    });
+    const seen = await progressSeen(page);
+    expect(seen.some((t) => /^Uploading hlo-opt\.txt · \d+% · \d+ (B|KB) of \d+ KB$/.test(t))).toBe(true);
+    expect(seen).toContain('Adding hlo-opt.txt…');
     expect(errors).toEqual([]);
   });
 
