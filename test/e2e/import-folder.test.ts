@@ -99,6 +99,28 @@ describe('bringing a real JAX dump folder into a room', () => {
     expect(stablehlo.module?.groupId).toBe(group);
   });
 
+  it('sends xplane traces through the trace ingest, and takes a stored trace out again when a later one is refused', async () => {
+    const xplane = readFileSync(new URL('../fixtures/trace/mlp.xplane.pb', import.meta.url));
+    const room = await createRoom(server, 'traces');
+    const good = await postImport(server, room, archive('tar', [{ name: 'run/plugins/profile/1/host.xplane.pb', data: xplane }, ...files.slice(0, 3).map((f) => ({ name: f, data: readFileSync(join(dir, f)) }))]), TYPES.tar);
+    expect(good.status).toBe(201);
+    const trace = good.json.documents.find((d) => d.kind === 'trace')!;
+    expect(trace.title).toBe('run/plugins/profile/1/host.xplane.pb');
+    const summary = await fetch(`${server.url}/api/rooms/${room.id}/documents/${trace.id}/trace/summary`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+    expect(summary.status).toBe(200);
+
+    const other = await createRoom(server, 'a broken trace');
+    const broken = await postImport(server, other, archive('tar', [
+      { name: 'run/a.xplane.pb', data: xplane },
+      { name: 'run/notes.txt', data: 'kept only if all is kept\n' },
+      { name: 'run/z.xplane.pb', data: Buffer.from('not an xspace at all, just words') },
+    ]), TYPES.tar);
+    expect(broken.status).toBe(400);
+    expect(broken.json.error?.message).toMatch(/trace/);
+    expect(await roomDocuments(server, other)).toEqual([]);
+    expect(stagedFiles(server.dataDir, other.id)).toEqual([]);
+  });
+
   it('takes imports from editors only: a viewer is refused, a missing or foreign token is unauthorized, and nothing is stored', async () => {
     const room = await createRoom(server, 'roles');
     const other = await createRoom(server, 'other');
