@@ -189,8 +189,8 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The events' order: by track (as `remap` orders tracks), then start, then arrival. Grouped by
- * track in one counting pass, each track's run already in arrival order; a run is sorted only
- * when its starts are not already in order (a reader's events mostly are).
+ * track in one counting pass, each track's run already in arrival order; a track whose starts
+ * are not in order (a reader's events mostly are, or are a few ordered runs) is merge-sorted.
  */
 function orderEvents(n: number, track: Int32Array, start: Float64Array, remap: Int32Array): Uint32Array {
   const offsets = new Uint32Array(remap.length + 1);
@@ -199,13 +199,45 @@ function orderEvents(n: number, track: Int32Array, start: Float64Array, remap: I
   const next = offsets.slice(0, remap.length);
   const perm = new Uint32Array(n);
   for (let i = 0; i < n; i++) perm[next[remap[track[i]!]!]!++] = i;
+  let scratch: Uint32Array | undefined;
   for (let t = 0; t < remap.length; t++) {
     const from = offsets[t]!;
     const to = offsets[t + 1]!;
     let sorted = true;
     for (let k = from + 1; k < to && sorted; k++) sorted = start[perm[k - 1]!]! <= start[perm[k]!]!;
-    if (!sorted) perm.subarray(from, to).sort((a, b) => start[a]! - start[b]! || a - b);
+    if (!sorted) mergeSort(perm.subarray(from, to), (scratch ??= new Uint32Array(n)).subarray(0, to - from), start);
   }
   return perm;
+}
+
+/**
+ * Sorts event indexes by start, stably (each run is in arrival order, so ties keep it): the runs
+ * already in order are found first and merged in pairs, through `scratch` (as long as `idx`).
+ */
+function mergeSort(idx: Uint32Array, scratch: Uint32Array, start: Float64Array): void {
+  const n = idx.length;
+  const bounds: number[] = [0];
+  for (let k = 1; k < n; k++) if (start[idx[k - 1]!]! > start[idx[k]!]!) bounds.push(k);
+  bounds.push(n);
+  let src = idx;
+  let dst = scratch;
+  while (bounds.length > 2) {
+    const merged: number[] = [0];
+    for (let r = 0; r + 1 < bounds.length; r += 2) {
+      const lo = bounds[r]!;
+      const mid = bounds[r + 1]!;
+      const hi = r + 2 < bounds.length ? bounds[r + 2]! : mid;
+      let a = lo;
+      let b = mid;
+      let o = lo;
+      while (a < mid && b < hi) dst[o++] = start[src[b]!]! < start[src[a]!]! ? src[b++]! : src[a++]!;
+      while (a < mid) dst[o++] = src[a++]!;
+      while (b < hi) dst[o++] = src[b++]!;
+      merged.push(hi);
+    }
+    bounds.splice(0, bounds.length, ...merged);
+    [src, dst] = [dst, src];
+  }
+  if (src !== idx) idx.set(src);
 }
 const sortKey = (t: TrackDraft): number => (Number.isFinite(t.sortIndex) ? t.sortIndex : 1e9 + t.order);
