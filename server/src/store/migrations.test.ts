@@ -76,4 +76,25 @@ describe('documents provenance migration', () => {
       store.close();
     }
   });
+
+  it('adds the module columns to an old data directory, and stores and lists module groups and pass dumps', () => {
+    oldDataDir();
+    const store = openStore(dir, SyncMode.normal);
+    try {
+      expect(store.documents.list('a').every((d) => d.module === undefined)).toBe(true);
+      const pass = { index: 12, pipeline: 'simplification', name: 'algsimp', when: 'after' } as const;
+      const module = { groupId: 'm1', name: 'jit_f', number: 42, path: 'dump/module_0042.jit_f.0012.simplification.after_algsimp.txt', pass };
+      const meta = { id: 'p', title: module.path, kind: 'hlo', bytes: 1, sha256: 'h', createdAt: 3, module } as const;
+      const jax = { id: 'j', title: 'jax/jax_ir0000_jit_g_compile.mlir', kind: 'stablehlo', bytes: 1, sha256: 'h', createdAt: 4, module: { groupId: 'j1', name: 'jit_g', path: 'jax/jax_ir0000_jit_g_compile.mlir' } } as const;
+      store.documents.addAll('a', [{ meta }, { meta: jax }, { meta: { id: 'loose', title: 'n.txt', kind: 'text', bytes: 1, sha256: 'h', createdAt: 5 }, path: 'dump/n.txt' }]);
+      expect(store.documents.get('a', 'p')).toEqual(meta);
+      expect(store.documents.get('a', 'j')).toEqual(jax);
+      expect(store.documents.get('a', 'loose')).not.toHaveProperty('module');
+      expect(store.documents.hasFile('a', 'dump/n.txt', 'h')).toBe(true);
+      expect(store.documents.hasFile('a', module.path, 'other')).toBe(false);
+      expect(store.documents.moduleRefs('a')).toEqual([jax.module]);
+    } finally {
+      store.close();
+    }
+  });
 });
