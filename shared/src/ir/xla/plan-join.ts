@@ -69,6 +69,7 @@ export class AllocationLookup {
     const key = `${producer}${indexText(outputIndex)}`;
     const hit = this.byValue.get(key);
     if (!hit) return undefined;
+    // One pass over the allocation's values: a combined temp allocation may hold 10^5 of them.
     const { allocation, value } = hit;
     const end = value.offset + value.size;
     const sharedWith = allocation.values
@@ -94,12 +95,14 @@ export class AllocationLookup {
     const allocations = new Map<number, number>();
     for (const c of spills) {
       estimateBytes += c.bytes;
-      const a = this.of(c);
-      if (!a) continue;
+      // Looked up without the sharing, which costs a pass over the allocation's values per candidate.
+      const key = `${c.producer}${indexText(c.outputIndex)}`;
+      const hit = this.byValue.get(key);
+      if (!hit) continue;
       placed++;
-      placedBytes += a.size;
-      if (a.inPeak) inPeak++;
-      allocations.set(a.allocation, a.allocationSize);
+      placedBytes += hit.value.size;
+      if (this.peak?.has(key)) inPeak++;
+      allocations.set(hit.allocation.index, hit.allocation.size);
     }
     let allocationBytes = 0;
     for (const size of allocations.values()) allocationBytes += size;
