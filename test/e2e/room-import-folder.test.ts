@@ -137,6 +137,23 @@ describe('a JAX dump folder brought into a room from the browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('reads a folder dropped from the desktop through its directory entries, with the same paths as when picked, so nothing comes in twice', async () => {
+    const page = ada.page;
+    const result = page.getByRole('region', { name: 'Import result' });
+    const picked = (await result.getByRole('status').textContent())!;
+    const skipped = /; (\d+) skipped$/.exec(picked)![1];
+    const before = await roomDocuments(server, room);
+    await result.getByRole('button', { name: 'Dismiss' }).click();
+    // A drop from the desktop as Chromium delivers one, folders as FileSystemDirectoryEntry.
+    const cdp = await ada.context.newCDPSession(page);
+    const data = { items: [], files: [dump], dragOperationsMask: 1 };
+    for (const type of ['dragEnter', 'dragOver', 'drop'] as const) await cdp.send('Input.dispatchDragEvent', { type, x: 600, y: 400, data });
+    await cdp.detach();
+    await expect.poll(() => result.getByRole('status').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`^Imported ${before.length} files(?: into \\d+ groups?)?: 0 added, ${before.length} unchanged; ${skipped} skipped$`));
+    expect((await roomDocuments(server, room)).length).toBe(before.length);
+    expect(errors).toEqual([]);
+  });
+
   it("opens split view and Mapping on one module and pairs that module's layers only, naming it", async () => {
     const page = ada.page;
     const f = (await groupLabels(page)).find((l) => l.endsWith(' jit_f'))!;
