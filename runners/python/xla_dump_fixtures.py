@@ -1,9 +1,9 @@
 """Writes the XLA dump-folder fixtures: ``python runners/python/xla_dump_fixtures.py [OUT_DIR]``.
 
-OUT_DIR defaults to ``test/fixtures/xla-dump``. The MLP and naive attention programs of
+OUT_DIR defaults to ``test/fixtures/xla-dump``. The MLP, naive attention and scan programs of
 ``programs/`` (the same argument specs and flags as ``fixtures.py``) are compiled on XLA:CPU with
-``--xla_dump_to``, once plain (``<name>/``) and, for the MLP, once more with
-``--xla_dump_hlo_pass_re=.*`` (``<name>-passes/``). Only the HLO-level text files are kept (the
+``--xla_dump_to``, once plain (``<name>/``) and, for the MLP and the scanned RNN (whose loop
+gets copies), with ``--xla_dump_hlo_pass_re=.*`` (``<name>-passes/``). Only the HLO-level text files are kept (the
 ``.txt`` dumps: HLO before and after optimization, per-pass dumps, buffer assignment, its values,
 live ranges and memory-usage report); LLVM IR and object files are dropped to keep the fixtures
 small. ``versions.json`` records the JAX version and the flags.
@@ -45,6 +45,7 @@ DUMPS = (
     ("mlp", "mlp", ()),
     ("mlp", "mlp-passes", ("--xla_dump_hlo_pass_re=.*",)),
     ("attention", "attention", ()),
+    ("scan", "scan-passes", ("--xla_dump_hlo_pass_re=.*",)),
 )
 
 

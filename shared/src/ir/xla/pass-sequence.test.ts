@@ -3,12 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { indexHlo } from '../hlo/index';
 import { passSequence, passSequenceOfTexts } from './pass-sequence';
 
-const folder = new URL('../../../../test/fixtures/xla-dump/mlp-passes/', import.meta.url);
-/** The MLP's per-pass dumps in pass order: `module_0000.jit_mlp.0022.dot-library-passes.after_dot-library-rewriter.before_pipeline-end.txt`. */
-const passes = readdirSync(folder)
-  .filter((n) => /^module_0000\.jit_mlp\.\d{4}\./.test(n))
-  .sort()
-  .map((n) => ({ label: n.split('.').slice(2, -1).join('.'), text: readFileSync(new URL(n, folder), 'utf8') }));
+/** A folder's per-pass dumps in pass order, labelled as named: `module_0000.jit_mlp.0022.dot-library-passes.after_dot-library-rewriter.before_pipeline-end.txt`. */
+function passDumps(name: string): { label: string; text: string }[] {
+  const folder = new URL(`../../../../test/fixtures/xla-dump/${name}/`, import.meta.url);
+  return readdirSync(folder)
+    .filter((n) => /^module_0000\.jit_\w+\.\d{4}\./.test(n))
+    .sort()
+    .map((n) => ({ label: n.split('.').slice(2, -1).join('.'), text: readFileSync(new URL(n, folder), 'utf8') }));
+}
+const passes = passDumps('mlp-passes');
 
 describe('pass sequence of the MLP compiled with --xla_dump_hlo_pass_re=.*', () => {
   const rows = passSequenceOfTexts(passes);
@@ -40,5 +43,25 @@ describe('pass sequence of the MLP compiled with --xla_dump_hlo_pass_re=.*', () 
     const seq = passSequence([{ label: 'a', step: step(['copy.1']) }, { label: 'b', step: step(['copy.1', 'copy.2']) }, { label: 'c', step: step(['copy.2']) }]);
     expect(seq[1]?.delta).toMatchObject({ copies: 1, copiesAppeared: ['copy.2'], copiesRemoved: [] });
     expect(seq[2]?.delta).toMatchObject({ copies: -1, copiesAppeared: [], copiesRemoved: ['copy.1'] });
+  });
+});
+
+describe('pass sequence of a scanned RNN, whose loop gets copies', () => {
+  const rows = passSequenceOfTexts(passDumps('scan-passes'));
+  const at = (label: string) => rows.find((r) => r.label === label);
+
+  it('names the fusions the fusion pass formed', () => {
+    expect(rows).toHaveLength(29);
+    expect(at('0021.HLO_passes_after_layout_assignment.after_fusion.before_fusion-wrapper')?.delta?.fusionsFormed).toEqual(['add_tanh_fusion', 'bitcast_dynamic-update-slice_fusion']);
+  });
+
+  it('names the copies copy insertion added and those the next pass took away again', () => {
+    const added = at('0024.copy-insertion.after_adding_copies_to_resolve_interference');
+    expect(added).toMatchObject({ copies: 10, delta: { copies: 10 } });
+    expect([...(added?.delta?.copiesAppeared ?? [])].sort()).toEqual(['copy', 'copy.1', 'copy.2', 'copy.3', 'copy.4', 'copy.5', 'copy.6', 'copy.7', 'copy.8', 'copy.9']);
+    expect(at('0026.copy-insertion.after_adding_special-case_copies')?.delta?.copiesAppeared).toEqual(['copy.11', 'copy.10']);
+    const after = at('0027.HLO_passes_after_layout_assignment.after_copy-insertion.before_small-while-loop-hoisting');
+    expect(after).toMatchObject({ copies: 3, delta: { copies: -9, copiesAppeared: [] } });
+    expect(after?.delta?.copiesRemoved).toHaveLength(9);
   });
 });
