@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../errors';
 import { BlobStaging } from './blob-staging';
@@ -13,7 +14,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const body = (s: string) => [Buffer.from(s)];
+const body = (s: string) => Readable.from([Buffer.from(s)]);
 const BOUND = { maxBytes: 100, tooLarge: 'too big' };
 
 describe('BlobStaging', () => {
