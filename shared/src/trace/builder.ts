@@ -7,11 +7,26 @@ class Growable<T extends Float64Array | Int32Array> {
   constructor(public data: T, private readonly make: (n: number) => T) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = this.make(this.data.length * 2);
+      const next = this.make(Math.max(1024, this.data.length * 2));
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
+  }
+
+  /** The values in the order `perm` gives (`perm[i]` is the index of the i-th), into a column of their own; this column's memory is given back. */
+  takePermuted(perm: Uint32Array): T {
+    const out = this.make(perm.length);
+    const data = this.data;
+    for (let i = 0; i < perm.length; i++) out[i] = data[perm[i]!]!;
+    this.release();
+    return out;
+  }
+
+  /** Gives back the column's memory; it is empty afterwards. */
+  release(): void {
+    this.data = this.make(0);
+    this.length = 0;
   }
 }
 
@@ -136,33 +151,34 @@ export class TraceBuilder {
     const tr = this.track.data;
     const st = this.start.data;
     const perm = orderEvents(n, tr, st, remap);
-    const columns = {
-      start: new Float64Array(n), dur: new Float64Array(n), name: new Int32Array(n), op: new Int32Array(n), module: new Int32Array(n), track: new Int32Array(n),
-    };
     const counts = new Array<number>(order.length).fill(0);
     const first = new Array<number>(order.length).fill(Number.POSITIVE_INFINITY);
     const last = new Array<number>(order.length).fill(Number.NEGATIVE_INFINITY);
     let startUs = Number.POSITIVE_INFINITY;
     let endUs = Number.NEGATIVE_INFINITY;
     let opTotalUs = 0;
+    const trackColumn = new Int32Array(n);
+    const du = this.dur.data;
+    const opIds = this.op.data;
     for (let i = 0; i < n; i++) {
       const j = perm[i]!;
       const t = remap[tr[j]!]!;
       const s = st[j]!;
-      const d = this.dur.data[j]!;
-      columns.start[i] = s;
-      columns.dur[i] = d;
-      columns.name[i] = this.name.data[j]!;
-      columns.op[i] = this.op.data[j]!;
-      columns.module[i] = this.module.data[j]!;
-      columns.track[i] = t;
+      const d = du[j]!;
+      trackColumn[i] = t;
       counts[t]! += 1;
       if (s < first[t]!) first[t] = s;
       if (s + d > last[t]!) last[t] = s + d;
       if (s < startUs) startUs = s;
       if (s + d > endUs) endUs = s + d;
-      if (columns.op[i]! >= 0) opTotalUs += d;
+      if (opIds[j]! >= 0) opTotalUs += d;
     }
+    this.track.release();
+    // One column at a time, each read column given back as its ordered copy is made: the peak is the columns and one more.
+    const columns = {
+      start: this.start.takePermuted(perm), dur: this.dur.takePermuted(perm), name: this.name.takePermuted(perm),
+      op: this.op.takePermuted(perm), module: this.module.takePermuted(perm), track: trackColumn,
+    };
     const tracks: TraceTrack[] = order.map((old, i) => {
       const t = this.tracks[old]!;
       return {
