@@ -62,6 +62,23 @@ describe('the room a newcomer opens', () => {
     expect(await r.ada.page.locator('.editor-host').first().getByText('read-only', { exact: true }).isVisible()).toBe(true);
   });
 
+  it('shows a viewer the room\'s notes as read-only too, while the owner gets an editable text without the label', async () => {
+    for (const p of [cy, r.ada]) await p.page.getByRole('button', { name: 'TEXT Scratchpad' }).click();
+    const notes = (p: Person) => p.page.locator('.editor-host[data-doc-id="notes"] .cm-editor');
+    await notes(cy).waitFor();
+    await notes(r.ada).waitFor();
+    expect(await notes(cy).getByText('read-only', { exact: true }).isVisible()).toBe(true);
+    expect(await notes(cy).getAttribute('data-readonly')).toBe('true');
+    await notes(cy).locator('.cm-content').click();
+    expect(await notes(cy).locator('.cm-cursor').first().isVisible()).toBe(false);
+    expect(await notes(r.ada).getByText('read-only', { exact: true }).count()).toBe(0);
+    expect(await notes(r.ada).getAttribute('data-readonly')).toBeNull();
+    await notes(r.ada).locator('.cm-content').click();
+    await expect.poll(() => notes(r.ada).locator('.cm-cursor').first().isVisible()).toBe(true);
+    // Back to the dump for the cards below.
+    for (const p of [cy, r.ada]) await p.page.getByRole('button', { name: new RegExp(`HLO·opt ${LONG_TITLE.slice(0, 20)}`) }).click();
+  });
+
   it('gives each annotation card its line in the dump and the time it was written', async () => {
     for (const p of [r.ada, cy]) {
       const card = p.page.locator(`[data-annotation-id="${annotation.id}"]`);

@@ -8,6 +8,7 @@ import { fastScroll } from './fast-scroll';
 import { irOverlays } from './ir';
 import { irLanguage } from './lang';
 import { remoteSelections } from './remote-selections';
+import { readOnlyLook } from './read-only';
 import { spotlight } from './spotlight';
 import { seamTheme } from './theme';
 import { userScrollDetector, viewReporter, type ViewReport } from './follow';
@@ -24,17 +25,6 @@ export interface DumpEditorOptions {
   readonly kind?: DocumentKind;
   /** Reports the line under the pointer, for cross-layer highlighting. */
   readonly onHoverLine?: (line: number | null) => void;
-}
-
-/**
- * How a dump shows that it cannot be typed in: no caret is drawn (the active line and the selection
- * still show where the reader is), and the editor carries `data-readonly` for styling.
- */
-export function readOnlyLook(): Extension {
-  return [
-    EditorView.theme({ '.cm-cursorLayer': { display: 'none' }, '.cm-content': { caretColor: 'transparent' } }),
-    EditorView.editorAttributes.of({ 'data-readonly': 'true' }),
-  ];
 }
 
 /**

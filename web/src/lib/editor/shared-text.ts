@@ -3,6 +3,7 @@ import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, drawSelection, keymap, lineNumbers, placeholder } from '@codemirror/view';
 import { yCollab, yUndoManagerKeymap } from 'y-codemirror.next';
 import type { Awareness } from 'y-protocols/awareness';
+import { readOnlyLook } from './read-only';
 import { seamTheme } from './theme';
 
 /** A co-edited room text, who else is in it, whether this person may edit it, and its accessible name. */
@@ -18,7 +19,7 @@ export interface SharedTextOptions {
 /**
  * What every co-edited room text has (the notes, a capture's program): line numbers, the selection,
  * Yjs binding with remote cursors, undo and redo of this person's own edits only (Ctrl+Z, Ctrl+Y),
- * read-only unless `editable`, an accessible name, the theme, and a placeholder.
+ * read-only unless `editable` (and then looking it, `readOnlyLook`), an accessible name, the theme, and a placeholder.
  * Callers add their own keymap and language.
  */
 export function sharedTextExtensions(o: SharedTextOptions): Extension {
@@ -28,6 +29,7 @@ export function sharedTextExtensions(o: SharedTextOptions): Extension {
     yCollab(o.text, o.awareness),
     keymap.of(yUndoManagerKeymap),
     EditorState.readOnly.of(!o.editable),
+    o.editable ? [] : readOnlyLook(),
     EditorView.contentAttributes.of({ 'aria-label': o.label }),
     seamTheme,
     o.placeholder ? placeholder(o.placeholder) : [],
