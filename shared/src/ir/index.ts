@@ -8,3 +8,4 @@ export * from './value-columns';
 export * from './gate';
 export { indexHlo, parseHlo } from './hlo/index';
 export * from './xla/index';
+export * from './diff/index';

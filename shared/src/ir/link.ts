@@ -72,13 +72,13 @@ export function mappingToMarkdown(rows: readonly MappingRow[]): string {
     const src = [r.source.opName, r.source.file && `${r.source.file}:${r.source.line ?? ''}${r.source.column ? `:${r.source.column}` : ''}`].filter(Boolean).join(' @ ');
     const shlo = r.stablehlo.map((o) => `${o.name} ${o.op}`).join('<br>');
     const hloOps = r.hlo.map((o) => `${o.name} (${o.op}${o.fusion ? ` in ${o.fusion}` : ''})`).join('<br>');
-    out.push(`| ${r.line} | ${cell(r.equation)} | ${cell(r.primitive)} | ${cell(src)} | ${cell(shlo)} | ${cell(hloOps)} |`);
+    out.push(`| ${r.line} | ${markdownCell(r.equation)} | ${markdownCell(r.primitive)} | ${markdownCell(src)} | ${markdownCell(shlo)} | ${markdownCell(hloOps)} |`);
   }
   return out.join('\n');
 }
 
-/** `|` would end a cell; line breaks would end the row. */
-function cell(s: string): string {
+/** Dump text for a Markdown table cell: `|` would end the cell, a line break the row. */
+export function markdownCell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 

@@ -1,0 +1,139 @@
+import { DocumentKind } from '../../model/document';
+import type { Diagnostic } from '../types';
+import { diffFusions } from './fusions';
+import { matchGraphs, type Matching } from './match';
+import { DiffGraph } from './side';
+import { diffSpills } from './spills';
+import { MatchTier, type ComputationPair, type DiffCustomCall, type DiffInstruction, type DiffPair, type DiffSide, type ModuleDiff, type SpillChange } from './types';
+
+/** Diagnostics kept per side: enough to say why a diff is thin, not a copy of a broken file's thousands. */
+const DIAGNOSTICS_KEPT = 20;
+
+/** Which HLO each text is: before optimization (`hlo`, e.g. a pass dump) or after (`hlo-opt`, the default, with spill candidates). */
+export interface DiffOptions {
+  readonly kindA?: DocumentKind;
+  readonly kindB?: DocumentKind;
+}
+
+/**
+ * The structural diff of two HLO texts, A (the base) and B: two captures, two uploads, or two pass
+ * dumps of one module. Instructions are matched by what they compute (see `matchGraphs`), not by
+ * name; fusions formed, split or gone, custom calls added or removed, spill candidates appearing
+ * or disappearing with their bytes, and total traffic follow from the matching. Pure; never throws
+ * on user input (what cannot be parsed is left out, and said in `diagnostics`); time and memory
+ * linear in the two texts.
+ */
+export function diffModules(textA: string, textB: string, options: DiffOptions = {}): ModuleDiff {
+  const a = new DiffGraph(textA, options.kindA ?? DocumentKind.hloOpt);
+  const b = new DiffGraph(textB, options.kindB ?? DocumentKind.hloOpt);
+  const m = matchGraphs(a, b);
+  const pairs: DiffPair[] = [];
+  let changed = 0;
+  for (let i = 0; i < a.count; i++) {
+    const j = m.aToB[i] as number;
+    if (j < 0) continue;
+    const tier = m.tierOfA[i] ?? MatchTier.loose;
+    if (tier !== MatchTier.exact) changed++;
+    pairs.push({ a: place(a, i), b: place(b, j), opcode: a.opcode[i] as string, tier });
+  }
+  const removed = unmatched(a, m.aToB);
+  const added = unmatched(b, m.bToA);
+  const fusions = diffFusions(a, b, m);
+  const customCalls = { added: lonelyCalls(b, m.bToA), removed: lonelyCalls(a, m.aToB) };
+  const spills = diffSpills(a, b, m);
+  const sideA = side(a);
+  const sideB = side(b);
+  const count = (k: string) => fusions.changes.filter((c) => c.change === k).length;
+  const spillCount = (k: SpillChange['change']) => spills.filter((s) => s.change === k).length;
+  const spillBytes = (k: SpillChange['change']) => spills.filter((s) => s.change === k).reduce((n, s) => n + (s.a?.bytes ?? s.b?.bytes ?? 0), 0);
+  const summary = {
+    matched: pairs.length, changed, added: added.length, removed: removed.length,
+    fusions: { formed: count('formed'), split: count('split'), gone: count('gone'), added: count('added'), kept: fusions.kept.length },
+    customCalls: { added: customCalls.added.length, removed: customCalls.removed.length },
+    spills: {
+      appeared: spillCount('appeared'), disappeared: spillCount('disappeared'), kept: spillCount('kept'),
+      bytesAppeared: spillBytes('appeared'), bytesDisappeared: spillBytes('disappeared'),
+    },
+    traffic: { a: sideA.traffic, b: sideB.traffic },
+    identical: changed === 0 && added.length === 0 && removed.length === 0 && fusions.changes.length === 0 && spills.every((s) => s.change === 'kept' && s.a?.traffic === s.b?.traffic),
+  };
+  return {
+    a: sideA, b: sideB, summary, computations: pairComputations(a, b, m), pairs, removed, added,
+    fusionsKept: fusions.kept, fusionChanges: fusions.changes, customCalls, spills,
+    diagnostics: { a: diagnosticsOf(a), b: diagnosticsOf(b) },
+  };
+}
+
+function place(g: DiffGraph, i: number): { name: string; scope: string; line: number } {
+  return { name: g.name[i] as string, scope: g.scopeName(i), line: g.line(i) };
+}
+
+function unmatched(g: DiffGraph, toOther: Int32Array): DiffInstruction[] {
+  const out: DiffInstruction[] = [];
+  for (let i = 0; i < g.count; i++) {
+    if (!g.matchable[i] || (toOther[i] as number) >= 0) continue;
+    const opName = g.keys[i]?.source.opName;
+    out.push({ ...place(g, i), opcode: g.opcode[i] as string, type: g.type[i] as string, ...(opName !== undefined ? { opName } : {}) });
+  }
+  return out;
+}
+
+/** Custom-call kernels of `g` with no counterpart, with the index's target, name and bytes. */
+function lonelyCalls(g: DiffGraph, toOther: Int32Array): DiffCustomCall[] {
+  const out: DiffCustomCall[] = [];
+  for (const k of g.analysis.index.kernels ?? []) {
+    const i = g.find(k.scope, k.name);
+    if (i >= 0 && (toOther[i] as number) >= 0) continue;
+    out.push({
+      name: k.name, scope: k.scope, line: k.line, target: k.target, ...(k.kernelName !== undefined ? { kernelName: k.kernelName } : {}),
+      inputBytes: k.inputBytes, outputBytes: k.outputBytes,
+    });
+  }
+  return out;
+}
+
+/**
+ * Computations paired by where most of their matched instructions went, the entries always with
+ * each other; greedy by votes, each computation in at most one pair. In text order of B.
+ */
+function pairComputations(a: DiffGraph, b: DiffGraph, m: Matching): ComputationPair[] {
+  const votes = new Map<number, number>();
+  const width = a.scopes.length;
+  for (let j = 0; j < b.count; j++) {
+    const i = m.bToA[j] as number;
+    if (i < 0) continue;
+    const key = (b.comp[j] as number) * width + (a.comp[i] as number);
+    votes.set(key, (votes.get(key) ?? 0) + 1);
+  }
+  const ranked = [...votes].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
+  const usedA = new Set<number>();
+  const usedB = new Set<number>();
+  const out: { b: number; pair: ComputationPair }[] = [];
+  const take = (cb: number, ca: number, matched: number) => {
+    const sa = a.scopes[ca];
+    const sb = b.scopes[cb];
+    if (!sa || !sb || usedA.has(ca) || usedB.has(cb)) return;
+    usedA.add(ca);
+    usedB.add(cb);
+    out.push({ b: cb, pair: { a: sa.name, b: sb.name, lineA: sa.line, lineB: sb.line, matched } });
+  };
+  const entryA = a.scopes.findIndex((s) => s.isEntry);
+  const entryB = b.scopes.findIndex((s) => s.isEntry);
+  if (entryA >= 0 && entryB >= 0) take(entryB, entryA, votes.get(entryB * width + entryA) ?? 0);
+  for (const [key, n] of ranked) take(Math.floor(key / width), key % width, n);
+  return out.sort((x, y) => x.b - y.b).map((x) => x.pair);
+}
+
+function side(g: DiffGraph): DiffSide {
+  const ix = g.analysis.index;
+  return {
+    bytes: ix.bytes, lines: ix.lines, instructions: g.matchable.filter(Boolean).length, fusions: ix.fusions.length,
+    customCalls: ix.kernels?.length ?? 0, spills: ix.spills.length, traffic: ix.spills.reduce((n, s) => n + s.traffic, 0),
+  };
+}
+
+function diagnosticsOf(g: DiffGraph): Diagnostic[] {
+  const kept = g.analysis.diagnostics.filter((d) => d.severity !== 'info').slice(0, DIAGNOSTICS_KEPT);
+  if (g.misaligned) kept.push({ severity: 'warning', message: 'the index and the parse disagree on the instructions; op_names and source positions were not used to match', from: 0, to: 0 });
+  return kept;
+}

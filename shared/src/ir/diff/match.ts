@@ -1,0 +1,145 @@
+import type { DiffGraph } from './side';
+import { MatchTier } from './types';
+
+/** How deep operand signatures go: an op, its operands, theirs, and theirs. */
+const DEEP = 3;
+
+/** What a tier puts in an op's own part of its signature, and how deep it takes operands. */
+interface Tier {
+  readonly tier: MatchTier;
+  readonly opName: boolean;
+  readonly source: boolean;
+  readonly depth: number;
+}
+
+/**
+ * Strictest first; each tier pairs only what the ones before left. The last two need the source
+ * position or the op_name to agree, so that two ops of one shape from unrelated lines are never
+ * taken for each other.
+ */
+const TIERS: readonly Tier[] = [
+  { tier: MatchTier.exact, opName: true, source: true, depth: DEEP },
+  { tier: MatchTier.renamedStack, opName: false, source: true, depth: DEEP },
+  { tier: MatchTier.near, opName: true, source: true, depth: 1 },
+  { tier: MatchTier.near, opName: false, source: true, depth: 1 },
+  { tier: MatchTier.loose, opName: false, source: true, depth: 0 },
+  { tier: MatchTier.loose, opName: true, source: false, depth: 0 },
+];
+
+/** The two sides' nodes paired: `aToB[i]` is the node of B paired with node `i` of A, or -1. */
+export interface Matching {
+  readonly aToB: Int32Array;
+  readonly bToA: Int32Array;
+  /** Tier of each pair, by node of A. */
+  readonly tierOfA: (MatchTier | undefined)[];
+}
+
+/**
+ * Pairs the ops of two modules by structure: opcode, type, op_name, source file:line:column and
+ * the same of their operands, recursively to `DEEP` levels (operands seen through fusion
+ * boundaries), never by name. Within one signature, ops pair in text order (the n-th of A with the
+ * n-th of B), so the result is deterministic. Linear in the instruction count per tier.
+ */
+export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
+  const aToB = new Int32Array(a.count).fill(-1);
+  const bToA = new Int32Array(b.count).fill(-1);
+  const tierOfA: (MatchTier | undefined)[] = new Array<MatchTier | undefined>(a.count);
+  // Signature levels per own-part variant, shared by the tiers that differ only in depth.
+  const levels = new Map<string, Levels>();
+  let leftA = a.matchable.filter(Boolean).length;
+  let leftB = b.matchable.filter(Boolean).length;
+  for (const tier of TIERS) {
+    if (leftA === 0 || leftB === 0) break;
+    const variant = `${tier.opName}${tier.source}`;
+    let lv = levels.get(variant);
+    if (!lv) {
+      lv = new Levels(a, b, tier);
+      levels.set(variant, lv);
+    }
+    const [sa, sb] = lv.at(tier.depth);
+    const waiting = new Map<number, number[]>();
+    for (let i = 0; i < a.count; i++) {
+      if (!a.matchable[i] || aToB[i] !== -1) continue;
+      const s = sa[i] as number;
+      const list = waiting.get(s);
+      if (list) list.push(i);
+      else waiting.set(s, [i]);
+    }
+    const taken = new Map<number, number>();
+    for (let j = 0; j < b.count; j++) {
+      if (!b.matchable[j] || bToA[j] !== -1) continue;
+      const s = sb[j] as number;
+      const list = waiting.get(s);
+      if (!list) continue;
+      const n = taken.get(s) ?? 0;
+      if (n >= list.length) continue;
+      taken.set(s, n + 1);
+      const i = list[n] as number;
+      aToB[i] = j;
+      bToA[j] = i;
+      tierOfA[i] = tier.tier;
+      leftA--;
+      leftB--;
+    }
+  }
+  return { aToB, bToA, tierOfA };
+}
+
+/** Both sides' signature numbers, level by level (level d: the op and its operands d deep). */
+class Levels {
+  // One intern table for both sides, so equal signatures get equal numbers.
+  private readonly intern = new Map<string, number>();
+  private readonly a: Int32Array[];
+  private readonly b: Int32Array[];
+
+  constructor(private readonly ga: DiffGraph, private readonly gb: DiffGraph, tier: Tier) {
+    this.a = [this.first(ga, tier)];
+    this.b = [this.first(gb, tier)];
+  }
+
+  at(depth: number): [Int32Array, Int32Array] {
+    while (this.a.length <= depth) {
+      this.a.push(this.next(this.ga, this.a[this.a.length - 1] as Int32Array));
+      this.b.push(this.next(this.gb, this.b[this.b.length - 1] as Int32Array));
+    }
+    return [this.a[depth] as Int32Array, this.b[depth] as Int32Array];
+  }
+
+  private id(s: string): number {
+    let n = this.intern.get(s);
+    if (n === undefined) {
+      n = this.intern.size;
+      this.intern.set(s, n);
+    }
+    return n;
+  }
+
+  private first(g: DiffGraph, tier: Tier): Int32Array {
+    const out = new Int32Array(g.count);
+    for (let i = 0; i < g.count; i++) out[i] = this.id(own(g, i, tier));
+    return out;
+  }
+
+  private next(g: DiffGraph, level: Int32Array): Int32Array {
+    const out = new Int32Array(g.count);
+    for (let i = 0; i < g.count; i++) {
+      let s = `${level[i] as number}(`;
+      for (const o of g.operands[i] as number[]) s += o < 0 ? '?,' : `${level[o] as number},`;
+      out[i] = this.id(`${s})`);
+    }
+    return out;
+  }
+}
+
+/** An op's own part: opcode, type, its number (parameter, tuple element), target, op_name, source. */
+function own(g: DiffGraph, i: number, tier: Tier): string {
+  let s = `${g.opcode[i] as string} ${g.type[i] as string}`;
+  const n = g.number[i] as number;
+  if (n >= 0) s += ` #${n}`;
+  const target = g.target[i];
+  if (target !== undefined) s += ` ${target}`;
+  const source = g.keys[i]?.source;
+  if (tier.opName) s += ` @${source?.opName ?? ''}`;
+  if (tier.source) s += ` ${source?.file ?? ''}:${source?.line ?? ''}:${source?.column ?? ''}`;
+  return s;
+}
