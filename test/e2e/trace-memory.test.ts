@@ -41,13 +41,17 @@ function bigXSpace(): Uint8Array {
 
 let server: TestServer;
 let room: CreatedRoom;
+/** A server whose rooms may hold 200 kB of documents. */
+let small: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer({ env: { SEAM_ANALYZER_HEAP_MB: String(HEAP_MB) } });
   room = await createRoom(server, 'a large xplane');
+  small = await startTestServer({ env: { SEAM_ROOM_DOCUMENT_BYTES: '200000' } });
 });
 afterAll(async () => {
   await server?.close();
+  await small?.close();
 });
 
 describe('an xplane.pb larger than the reducer may hold', () => {
@@ -66,5 +70,21 @@ describe('an xplane.pb larger than the reducer may hold', () => {
     const ops = await get<OpAggregate[]>('ops');
     expect(ops).toHaveLength(10);
     for (const o of ops) expect(o).toMatchObject({ module: 'jit_train_step', count: EVENTS / 10, meanUs: 1 });
+  });
+});
+
+describe('a trace larger than its room has room for', () => {
+  it('is refused as soon as its bytes pass what the room has left, before the rest is read or reduced, and nothing is stored', async () => {
+    const r = await createRoom(small, 'a small room');
+    const event = '{"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"fusion.1","args":{"hlo_op":"fusion.1"}}';
+    // 300 kB of events, then text that is not JSON: read to its end, it would be refused as unreadable (400).
+    const body = `{"traceEvents":[${Array.from({ length: 3500 }, () => event).join(',')},}}}not json`;
+    const res = await fetch(`${small.url}/api/rooms/${r.id}/documents?title=big.json`, {
+      method: 'POST', headers: { authorization: `Bearer ${r.tokens.annotator}`, 'content-type': 'application/octet-stream' }, body,
+    });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { code: string; message: string } }).error.message).toMatch(/may hold at most 200000 bytes/);
+    const documents = ((await (await fetch(`${small.url}/api/rooms/${r.id}`, { headers: { authorization: `Bearer ${r.tokens.viewer}` } })).json()) as { documents: unknown[] }).documents;
+    expect(documents).toEqual([]);
   });
 });

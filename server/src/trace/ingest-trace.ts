@@ -55,7 +55,9 @@ const GZIP_BEHIND_BYTES = 8 * 1024 * 1024;
  * (past `traceBytes`, compressed or not, the upload is refused). The original, gzipped, is kept
  * through `keep` for "Download for Perfetto": the body as sent when it is gzip, else gzipped here.
  */
-async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, hash: ReturnType<typeof createHash>, count: { bytes: number }, keep: Uint8Array[]): AsyncGenerator<Uint8Array> {
+async function* decompressed(
+  body: AsyncIterable<Uint8Array>, maxBytes: number, hash: ReturnType<typeof createHash>, count: { bytes: number }, keep: Uint8Array[], room: { readonly left: number; readonly refuse: (bytes: number) => void },
+): AsyncGenerator<Uint8Array> {
   const it = body[Symbol.asyncIterator]();
   const first = await it.next();
   if (first.done) return;
@@ -90,6 +92,8 @@ async function* decompressed(body: AsyncIterable<Uint8Array>, maxBytes: number, 
     for await (const chunk of plain as AsyncIterable<Uint8Array>) {
       count.bytes += chunk.length;
       if (count.bytes > maxBytes) throw tooLarge();
+      // A trace past what the room has left is refused as soon as it passes, not once reduced.
+      if (count.bytes > room.left) room.refuse(count.bytes);
       if (batch.wouldOverflow(chunk.length)) yield await done(batch.take()!);
       if (batch.isWhole(chunk)) yield await done(chunk);
       else batch.add(chunk);
@@ -131,13 +135,17 @@ export async function ingestTrace(
   extra: { readonly addedBy?: string; readonly captureId?: string } = {},
 ): Promise<DocumentMeta> {
   assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, 0);
+  const room = {
+    left: deps.config.limits.roomDocumentBytes - deps.store.documents.usage(roomId).bytes,
+    refuse: (bytes: number) => assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, bytes),
+  };
   const hash = createHash('sha256');
   const count = { bytes: 0 };
   const keep: Uint8Array[] = [];
   const started = performance.now();
   let stored: StoredTrace;
   try {
-    stored = await reducersOf(deps).reduce(decompressed(body, deps.config.limits.traceBytes, hash, count, keep));
+    stored = await reducersOf(deps).reduce(decompressed(body, deps.config.limits.traceBytes, hash, count, keep, room));
   } catch (err) {
     throw traceApiError(err);
   }
