@@ -87,6 +87,21 @@ describe('parseBufferAssignment on XLA:CPU dumps', () => {
     expect(other.diagnostics.filter((d) => d.message === 'not a line of an XLA buffer assignment')).toHaveLength(2);
   });
 
+  it('passes over the stats and OOM sections XLA may print beside the assignment', () => {
+    const stats = [
+      'BufferAssignment stats:',
+      '             parameter allocation:   20.25KiB',
+      '                 total allocation:   28.95KiB',
+      'Peak buffers:',
+      '\tBuffer 1:',
+      '\t\tSize: 16.0KiB',
+      '',
+    ].join('\n');
+    const { ast, diagnostics } = parseBufferAssignment(`${mlp('buffer-assignment')}\n${stats}`);
+    expect(diagnostics).toEqual([]);
+    expect(ast.allocations).toHaveLength(8);
+  });
+
   it('warns when the printed total disagrees with the allocations', () => {
     const { diagnostics } = parseBufferAssignment(`${mlp('buffer-assignment')}\nTotal bytes used: 5 (5B)\n`);
     expect(diagnostics).toEqual([expect.objectContaining({ severity: 'warning', message: 'Total bytes used says 5 but the allocations add up to 29644: the text may be cut short or edited' })]);

@@ -20,7 +20,10 @@ const PEAK_AT = /^\s+Live ranges at (\d+) \(peak\):$/;
 /** `    dot_general.3{}: 4194304 bytes (cumulative: 272629760 bytes)` */
 const PEAK_VALUE = /^\s+([^\s{]+)(\{[\d,]*\}): (\d+) bytes \(cumulative: (\d+) bytes\)$/;
 
-type Section = 'none' | 'allocations' | 'used' | 'live' | 'peak';
+/** Sections XLA may print beside the assignment that carry nothing read here: `BufferAssignment stats:`, `BufferAssignment OOM Debugging.`, `Peak buffers:`. */
+const OTHER_SECTION = /^(?:BufferAssignment (?:stats:|OOM Debugging\.)|Peak buffers:)/;
+
+type Section = 'none' | 'allocations' | 'used' | 'live' | 'peak' | 'other';
 
 /**
  * Reads XLA's buffer assignment (`BufferAssignment::ToString`): the allocations with their flags
@@ -53,6 +56,7 @@ export function parseBufferAssignment(text: string): ParseResult<BufferAssignmen
     if (t.trim() === '') continue;
     if (t === 'BufferAssignment:') { close(); section = 'allocations'; continue; }
     if (t === 'Used values:') { close(); section = 'used'; continue; }
+    if (OTHER_SECTION.test(t)) { close(); section = 'other'; continue; }
     const total = TOTAL.exec(t);
     if (total) {
       close();
@@ -81,6 +85,8 @@ export function parseBufferAssignment(text: string): ParseResult<BufferAssignmen
       }
       case 'used':
         if (USED_VALUE.test(t)) usedValues++;
+        break;
+      case 'other':
         break;
       case 'live':
       case 'peak': {
