@@ -1,8 +1,8 @@
 import { Hono, type Context } from 'hono';
 import type { Analysis } from '@seam/shared/ir';
 import {
-  buildExport, DocumentKind, exportToJson, exportToMarkdown, mappingGroups, readAnnotations, readCaptures, RoomKey, ROLES,
-  type DocumentMeta, type GateReport, type GateUnavailable, type RoomExport,
+  buildExport, DocumentKind, exportMappings, exportToJson, exportToMarkdown, mappingGroups, readAnnotations, readCaptures, RoomKey, ROLES,
+  type DocumentMeta, type ExportedMapping, type GateReport, type GateUnavailable, type RoomExport,
 } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
@@ -32,19 +32,28 @@ async function gatesOf(deps: AppDeps, roomId: string, documents: readonly Docume
   }));
 }
 
+/** A document's stored analysis, decompressed off the event loop; `undefined` when it has none. */
+async function analysisOf(deps: AppDeps, d: DocumentMeta): Promise<Analysis | undefined> {
+  const gz = deps.store.documents.analysisGzip(d.sha256);
+  return gz ? (JSON.parse((await gunzipAsync(gz)).toString('utf8')) as Analysis) : undefined;
+}
+
 /**
- * The stored analyses the export reads: the three layers of each capture or module group (for its
- * mapping table) and the documents that spill annotations mark (for figures their authors left
- * out). Each is decompressed off the event loop; a document without one is left out.
+ * The mapping table of each capture or module group with three layers, made one group at a time
+ * so that only that group's three analyses are held at once.
  */
-async function analysesOf(deps: AppDeps, documents: readonly DocumentMeta[], spillDocs: ReadonlySet<string>): Promise<Map<string, Analysis>> {
-  const wanted = new Set(spillDocs);
-  for (const g of mappingGroups(documents)) for (const d of Object.values(g.layers)) wanted.add(d.id);
-  const loaded = await Promise.all(documents.filter((d) => wanted.has(d.id)).map(async (d) => {
-    const gz = deps.store.documents.analysisGzip(d.sha256);
-    return gz ? [d.id, JSON.parse((await gunzipAsync(gz)).toString('utf8')) as Analysis] as const : null;
-  }));
-  return new Map(loaded.filter((x) => x !== null));
+async function mappingsOf(deps: AppDeps, documents: readonly DocumentMeta[]): Promise<ExportedMapping[]> {
+  const out: ExportedMapping[] = [];
+  for (const g of mappingGroups(documents)) {
+    const layers = Object.values(g.layers);
+    const analyses = new Map<string, Analysis>();
+    for (const d of layers) {
+      const a = await analysisOf(deps, d);
+      if (a) analyses.set(d.id, a);
+    }
+    out.push(...exportMappings([g], (id) => analyses.get(id)));
+  }
+  return out;
 }
 
 /**
@@ -70,10 +79,17 @@ export function exportRoutes(deps: AppDeps): Hono {
     const quoted = new Set(annotations.map((a) => a.docId));
     const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
     const gates = await gatesOf(deps, roomId, documents);
-    const analyses = await analysesOf(deps, documents, new Set(annotations.filter((a) => a.kind === 'spill' && !a.trace).map((a) => a.docId)));
+    const mappings = await mappingsOf(deps, documents);
+    // The dumps that spill annotations mark: each spill's readers, and the figures one marked from a selection lacks.
+    const spillDocs = new Set(annotations.filter((a) => a.kind === 'spill' && !a.trace).map((a) => a.docId));
+    const spillAnalyses = new Map<string, Analysis>();
+    for (const d of documents.filter((x) => spillDocs.has(x.id))) {
+      const a = await analysisOf(deps, d);
+      if (a) spillAnalyses.set(d.id, a);
+    }
     return buildExport({
       roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}),
-      notes: doc.getText(RoomKey.notes).toString(), captures: readCaptures(doc), analysisOf: (docId) => analyses.get(docId),
+      notes: doc.getText(RoomKey.notes).toString(), captures: readCaptures(doc), analysisOf: (docId) => spillAnalyses.get(docId), mappings,
     });
   };
 

@@ -353,6 +353,12 @@ describe('what the room knows, in the export', () => {
     expect(some.mappings?.map((m) => m.group)).toEqual(['module:g1']);
   });
 
+  it('takes the mapping tables a caller made group by group instead of making them again', () => {
+    const one = built.mappings!.slice(1);
+    const e = buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0, analysisOf: (id) => analyses.get(id), mappings: one });
+    expect(e.mappings).toEqual(one);
+  });
+
   it('says when a group’s StableHLO has no debug info to join on', () => {
     const bare = analyze(fixture('stablehlo.mlir'), 'stablehlo');
     const e = buildExport({ roomId: 'r', title: 't', documents, annotations: [], textOf: () => undefined, now: 0, analysisOf: (id) => (id === 'c1-shlo' ? bare : analyses.get(id)) });

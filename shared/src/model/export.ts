@@ -74,6 +74,11 @@ export interface ExportInput {
    * them (their documents) read it. Without it the export has no mapping tables.
    */
   readonly analysisOf?: (docId: string) => Analysis | undefined;
+  /**
+   * The mapping tables, when the caller made them itself (`exportMappings`, say one group at a
+   * time so that only three analyses are held at once); then `analysisOf` serves the spills only.
+   */
+  readonly mappings?: readonly ExportedMapping[];
 }
 
 /** Rows of one mapping table the Markdown form lists; the JSON form holds them all. */
@@ -144,7 +149,7 @@ export function buildExport(input: ExportInput): RoomExport {
   });
   const notes = input.notes?.trim() ? input.notes : undefined;
   const captures = input.captures && input.captures.length > 0 ? exportCaptures(input.documents, input.captures) : [];
-  const mappings = input.analysisOf ? exportMappings(mappingGroups(input.documents), input.analysisOf) : [];
+  const mappings = input.mappings ?? (input.analysisOf ? exportMappings(mappingGroups(input.documents), input.analysisOf) : []);
   return {
     format: 'seam-room-export', version: 1, room: { id: input.roomId, title: input.title }, exportedAt: input.now, documents: input.documents, annotations,
     ...(notes !== undefined ? { notes } : {}),
