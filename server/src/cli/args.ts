@@ -2,6 +2,7 @@
 export type Command =
   | { readonly name: 'analyze'; readonly files: readonly string[]; readonly json: boolean; readonly top: number }
   | { readonly name: 'link'; readonly files: readonly [string, string, string]; readonly format: 'table' | 'markdown' | 'json' }
+  | { readonly name: 'diff'; readonly files: readonly [string, string]; readonly json: boolean }
   | { readonly name: 'gate'; readonly dir: string; readonly value?: string; readonly bar: number; readonly json: boolean }
   | { readonly name: 'push'; readonly link: string; readonly paths: readonly string[]; readonly watch: boolean; readonly quietSeconds: number }
   | { readonly name: 'help' };
@@ -14,6 +15,11 @@ export const USAGE = `Usage:
       line: {file, kind, diagnostics, index}. --top limits listed spills (default 10).
   seam link JAXPR STABLEHLO HLO [--markdown | --json]
       One row per jaxpr equation with the StableHLO ops and HLO instructions it became.
+  seam diff A B [--json]
+      Structural diff of two HLO modules (captures, uploads or pass dumps), matched by
+      opcode, shape, operands, op_name and source line, not by names: instructions added
+      and removed, fusions formed, split or gone, custom calls, spill candidates appearing
+      or disappearing with their bytes, total traffic. Markdown; --json for all of it.
   seam gate CAPTURE_DIR [--value NAME] [--bar 0.2] [--json]
       The spill gate on a capture folder (hlo-opt.txt, trace.json.gz, result.json with the
       measured bandwidth, cost.json): the hardware time of the ops that write and read the
@@ -66,6 +72,12 @@ export function parseArgs(argv: readonly string[]): Command {
     const [j, s, h] = positional;
     if (positional.length !== 3 || j === undefined || s === undefined || h === undefined) throw new UsageError('link needs exactly three files: JAXPR STABLEHLO HLO');
     return { name, files: [j, s, h], format: flags.has('--json') ? 'json' : flags.has('--markdown') ? 'markdown' : 'table' };
+  }
+  if (name === 'diff') {
+    for (const f of flags) if (f !== '--json') throw new UsageError(`unknown option ${f} for diff`);
+    const [a, b] = positional;
+    if (positional.length !== 2 || a === undefined || b === undefined) throw new UsageError('diff needs exactly two files: A B');
+    return { name, files: [a, b], json: flags.has('--json') };
   }
   if (name === 'gate') {
     for (const f of flags) if (f !== '--json' && f !== '--value' && f !== '--bar') throw new UsageError(`unknown option ${f} for gate`);

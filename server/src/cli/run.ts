@@ -1,5 +1,6 @@
 import { runAnalyze, type Output } from './analyze-command';
 import { parseArgs, USAGE, UsageError } from './args';
+import { runDiff } from './diff-command';
 import { runGate } from './gate-command';
 import { runLink } from './link-command';
 import { runPush, type PushOutput } from './push-command';
@@ -23,6 +24,8 @@ export async function runCli(argv: readonly string[], io: Output & Pick<PushOutp
       return runAnalyze(cmd.files, cmd.json, cmd.top, io);
     case 'link':
       return runLink(cmd.files, cmd.format, io);
+    case 'diff':
+      return runDiff(cmd.files, cmd.json, io);
     case 'gate':
       return runGate(cmd.dir, { bar: cmd.bar, json: cmd.json, ...(cmd.value !== undefined ? { value: cmd.value } : {}) }, io);
     case 'push':
