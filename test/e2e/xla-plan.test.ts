@@ -56,6 +56,7 @@ describe('XLA’s buffer assignment beside the optimized HLO', () => {
     await view.getByRole('button', { name: /^Sort by size/ }).click();
     expect(await sizes()).toEqual([16384, 8832, 4096, 256, 64, 4, 4, 4]);
     expect(await view.locator('.summary').getAttribute('data-total')).toBe('29644');
+    expect(await table.locator('tr[data-allocation="0"] td').nth(2).innerText()).toBe('parameter 1\nbf16[64,128]');
 
     await table.locator('tr[data-allocation="7"]').getByRole('button', { name: 'ynn_fusion' }).click();
     await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toMatch(/^\s*%?ynn_fusion = f32\[32\]\{0\} fusion\(/);
