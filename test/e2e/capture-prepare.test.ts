@@ -14,21 +14,32 @@ import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, typ
 let s: CaptureServer;
 const agents: Agent[] = [];
 
-/** An agent named `name` whose preparation reports through `say` and ends with `end`. */
-function preparingAgent(name: string): { agent: Agent; say: (line: string) => void; end: (error?: Error) => void } {
+/**
+ * An agent named `name` whose preparation reports through `say` and ends with `end`. As `seam-runner
+ * --local` does, it makes its capture config only when a capture needs it (the virtualenv's
+ * interpreter exists only then); `configs` counts the calls and records whether the preparation
+ * had ended at each, and `brokenConfig` makes the call throw.
+ */
+function preparingAgent(name: string, brokenConfig = false) {
   const { token } = s.token(name);
   const options = parseCli(['--server', s.url, '--token', token, '--name', name], {});
-  const execute = executeConfig(options, probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log: () => undefined }));
+  const isolation = probeIsolation({ sandboxUser: options.sandboxUser, network: options.network, bwrap: options.bwrap, log: () => undefined });
   let say: (line: string) => void = () => undefined;
   let end: (error?: Error) => void = () => undefined;
   const preparation = new Preparation((onLine) => {
     say = onLine;
     return new Promise<void>((resolve, reject) => (end = (error) => (error ? reject(error) : resolve())));
   }, 'building the JAX virtualenv');
+  const configs: boolean[] = [];
+  const execute = () => {
+    configs.push(!preparation.pending);
+    if (brokenConfig) throw new Error(`${options.python} is not there`);
+    return executeConfig(options, isolation);
+  };
   const agent = new Agent({ server: s.url, token, name, capabilities: pinnedCapabilities({}), execute, preparation, log: () => undefined });
   agents.push(agent);
   agent.start();
-  return { agent, say: (l) => say(l), end: (e) => end(e) };
+  return { agent, configs, say: (l: string) => say(l), end: (e?: Error) => end(e) };
 }
 
 async function runnerListed(name: string): Promise<void> {
@@ -49,7 +60,7 @@ afterAll(async () => {
 
 describe('a capture queued while the local runner builds its virtualenv', () => {
   it('shows the build\'s progress as its phase, then runs once the build is done', async () => {
-    const { say, end } = preparingAgent('prep');
+    const { say, end, configs } = preparingAgent('prep');
     await runnerListed('prep');
     const { status, body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'], runner: 'prep' });
     expect(status).toBe(202);
@@ -64,6 +75,7 @@ describe('a capture queued while the local runner builds its virtualenv', () => 
     expect(done.error).toBeUndefined();
     expect(done.status).toBe('done');
     expect(done.provenance).toMatchObject({ runner: 'prep', jax: '0.10.2' });
+    expect(configs).toEqual([true]);
   });
 
   it('fails the capture with the build\'s reason and stops the runner when the build fails', async () => {
@@ -74,6 +86,18 @@ describe('a capture queued while the local runner builds its virtualenv', () => 
     end(new Error('pip install failed: No matching distribution found for jax==0.10.2'));
     const failed = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
     expect(failed).toMatchObject({ status: 'failed', error: { reason: 'runner-error', message: 'the runner could not prepare its Python: pip install failed: No matching distribution found for jax==0.10.2' } });
+    await agent.finished;
+  });
+
+  it('fails the capture, and stops, when the capture config cannot be made after the build', async () => {
+    const { agent, end, configs } = preparingAgent('prep-no-python', true);
+    await runnerListed('prep-no-python');
+    const { body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'], runner: 'prep-no-python' });
+    await expect.poll(async () => (await getJob(s, body.job.id)).phase, { timeout: 20_000 }).toBe(preparingPhase('building the JAX virtualenv'));
+    end();
+    const failed = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(failed.error?.message).toMatch(/^the runner could not prepare its Python: \S+ is not there$/);
+    expect(configs).toEqual([true]);
     await agent.finished;
   });
 });

@@ -17,7 +17,11 @@ export interface AgentConfig {
   readonly token: string;
   readonly name: string;
   readonly capabilities: RunnerCapabilities;
-  readonly execute: ExecuteConfig;
+  /**
+   * How captures run; a function is called once, before the first capture and after the
+   * preparation (the sandbox binds the virtualenv's interpreter, which exists only then).
+   */
+  readonly execute: ExecuteConfig | (() => ExecuteConfig);
   readonly backoff?: Backoff;
   /** Progress lines; default stdout. */
   readonly log?: (line: string) => void;
@@ -57,6 +61,7 @@ export class Agent {
   private readonly urls: { http: string; ws: string };
   private readonly log: (line: string) => void;
   private stoppedResolve: (() => void) | undefined;
+  private execute: ExecuteConfig | undefined;
   /** Resolves when the agent stops for good (`stop()`, or a revoked or refused token). */
   readonly finished: Promise<void>;
 
@@ -196,21 +201,28 @@ export class Agent {
     let cancelled = false;
     this.running = { ref, cancel: () => { cancelled = true; started.exec?.cancel(); } };
     this.send({ type: 'heartbeat', jobs: [ref] });
-    const unprepared = await this.prepared(ref);
+    let unprepared = await this.prepared(ref);
+    if (unprepared === null && !this.execute) {
+      try {
+        this.execute = typeof this.config.execute === 'function' ? this.config.execute() : this.config.execute;
+      } catch (e) {
+        unprepared = (e as Error).message;
+      }
+    }
     if (cancelled) {
       this.running = undefined;
       this.send({ type: 'ready' });
       return;
     }
-    if (unprepared !== null) {
-      await this.post(ref, { ok: false, error: { reason: 'runner-error', message: `the runner could not prepare its Python: ${unprepared}`.slice(0, 2000) } });
+    if (unprepared !== null || !this.execute) {
+      await this.post(ref, { ok: false, error: { reason: 'runner-error', message: `the runner could not prepare its Python: ${unprepared ?? 'no capture configuration'}`.slice(0, 2000) } });
       this.log(`${this.config.name}: ${ref.jobId} failed: the runner could not prepare its Python`);
       this.running = undefined;
       // A runner without its Python can run nothing: it stops (and `npm start` starts it again).
       this.stop();
       return;
     }
-    const exec = executeCapture(request, this.config.name, this.config.execute);
+    const exec = executeCapture(request, this.config.name, this.execute);
     started.exec = exec;
     this.send({ type: 'status', ...ref, phase: 'running' });
     let execution: Execution;

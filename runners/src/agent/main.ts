@@ -67,14 +67,20 @@ export async function main(argv: readonly string[], env: Record<string, string |
   }
   const swept = sweepStaleCgroups(isolation.cgroups);
   if (swept > 0) log(`removed ${swept} job cgroup(s) left by an agent that died`);
-  const execute = executeConfig(options, isolation);
+  // While the virtualenv is being built its interpreter does not exist yet: the capture config
+  // (which binds it into the sandbox) is made when the first capture needs it.
+  const execute = preparation ? undefined : executeConfig(options, isolation);
   const passEnv: Record<string, string> = {};
-  for (const k of execute.passEnv) if (env[k] !== undefined) passEnv[k] = env[k] ?? '';
-  const probed = preparation ? pinnedCapabilities(env) : await probeCapabilities(options.python, execute.harnessDir, passEnv);
+  for (const k of execute?.passEnv ?? []) if (env[k] !== undefined) passEnv[k] = env[k] ?? '';
+  const probed = execute ? await probeCapabilities(options.python, execute.harnessDir, passEnv) : pinnedCapabilities(env);
   const capabilities = { ...probed, isolation: { sandboxed: report.sandboxed, layers: report.layers } };
   console.log(`${options.name}: ${capabilities.platform} ${capabilities.deviceKind} ×${capabilities.deviceCount}, jax ${capabilities.jax}, python ${capabilities.python}`);
   log(`${report.sandboxed ? "" : "WARNING: "}isolation: ${report.text}`);
-  const agent = new Agent({ server: options.server, token: options.token, name: options.name, capabilities, execute, ...(preparation ? { preparation } : {}) });
+  const prepared = options;
+  const agent = new Agent({
+    server: options.server, token: options.token, name: options.name, capabilities,
+    execute: execute ?? (() => executeConfig(prepared, isolation)), ...(preparation ? { preparation } : {}),
+  });
   const stop = () => agent.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
