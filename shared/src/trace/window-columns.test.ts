@@ -34,6 +34,10 @@ describe('windows of trace events in columns', () => {
     // One table entry per distinct string, however often it is named.
     expect(back.strings.filter((s) => s === 'jit_f')).toHaveLength(1);
     expect(decodeWindowColumns(encodeWindowColumns(5, 5, []))).toEqual({ fromUs: 5, toUs: 5, strings: [], tracks: [] });
+    // Bytes that do not start at a multiple of 8 (a slice of a larger buffer) read the same.
+    const shifted = new Uint8Array(bytes.byteLength + 3);
+    shifted.set(bytes, 3);
+    expect(decodeWindowColumns(shifted.subarray(3))).toEqual(back);
   });
 
   it('takes under a third of the bytes of the JSON of the same windows', () => {

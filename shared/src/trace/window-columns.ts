@@ -36,6 +36,8 @@ const EVENT_BYTES = 8 + 8 + 4 + 4 + 4;
 const MAX_WINDOW_BYTES = 512 * 1024 * 1024;
 
 const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
+/** Whether this machine stores numbers little-endian, as the bytes do. */
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** `strings` as a JSON array in ASCII (every other character escaped, `\u00e9`), one byte a character. */
 function asciiJson(strings: readonly string[]): Uint8Array {
@@ -99,14 +101,16 @@ export function encodeWindowColumns(fromUs: number, toUs: number, windows: reado
   return out;
 }
 
-/** The windows encoded by {@link encodeWindowColumns}; throws `TraceFormatError` on bytes that are not such windows, cut short, or with an id outside the string table. */
+/** The windows encoded by {@link encodeWindowColumns} (their columns may be views of `bytes`, which must then stay as they are); throws `TraceFormatError` on bytes that are not such windows, cut short, or with an id outside the string table. */
 export function decodeWindowColumns(bytes: Uint8Array): WindowColumns {
   const fail = (why: string): never => {
     throw new TraceFormatError(`not a window of trace events: ${why}`);
   };
   if (bytes.byteLength < HEAD_BYTES) fail(`${bytes.byteLength} bytes is shorter than its head`);
   if (bytes.byteLength > MAX_WINDOW_BYTES) fail(`${bytes.byteLength} bytes is more than ${MAX_WINDOW_BYTES}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Columns are views of the bytes where they can be: a double must start at a multiple of 8.
+  const aligned = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
+  const view = new DataView(aligned.buffer, aligned.byteOffset, aligned.byteLength);
   const version = view.getUint32(0, true);
   if (version !== WINDOW_COLUMNS_VERSION) fail(`version ${version}, not ${WINDOW_COLUMNS_VERSION}`);
   const trackCount = view.getUint32(4, true);
@@ -136,17 +140,22 @@ export function decodeWindowColumns(bytes: Uint8Array): WindowColumns {
     p += TRACK_HEAD_BYTES;
     if (p + n * EVENT_BYTES > bytes.byteLength) fail(`track ${k} of ${trackCount} is cut short`);
     if (total < n) fail(`track ${k} holds ${n} events of ${total}`);
-    const start = new Float64Array(n);
-    const dur = new Float64Array(n);
-    const name = new Int32Array(n);
-    const op = new Int32Array(n);
-    const module = new Int32Array(n);
-    for (const col of [start, dur]) for (let i = 0; i < n; i++, p += 8) col[i] = view.getFloat64(p, true);
-    for (const col of [name, op, module]) {
-      for (let i = 0; i < n; i++, p += 4) {
-        const v = view.getInt32(p, true);
-        if (v >= table.length || v < (col === name ? 0 : -1)) fail(`track ${k} names string ${v} of ${table.length}`);
-        col[i] = v;
+    const col = <T extends Float64Array | Int32Array>(make: new (buffer: ArrayBufferLike, offset: number, length: number) => T, width: number, read: (at: number) => number): T => {
+      // On a little-endian machine (all of them, nearly) a column is a view of the bytes; else it is read value by value.
+      const out = LITTLE ? new make(aligned.buffer, aligned.byteOffset + p, n) : new make(new ArrayBuffer(n * width), 0, n);
+      if (!LITTLE) for (let i = 0; i < n; i++) out[i] = read(p + i * width);
+      p += n * width;
+      return out;
+    };
+    const start = col(Float64Array, 8, (at) => view.getFloat64(at, true));
+    const dur = col(Float64Array, 8, (at) => view.getFloat64(at, true));
+    const name = col(Int32Array, 4, (at) => view.getInt32(at, true));
+    const op = col(Int32Array, 4, (at) => view.getInt32(at, true));
+    const module = col(Int32Array, 4, (at) => view.getInt32(at, true));
+    for (const [ids, least] of [[name, 0], [op, -1], [module, -1]] as const) {
+      for (let i = 0; i < n; i++) {
+        const v = ids[i]!;
+        if (v >= table.length || v < least) fail(`track ${k} names string ${v} of ${table.length}`);
       }
     }
     p = pad8(p);

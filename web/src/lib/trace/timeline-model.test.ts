@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent, TraceTrack } from '@seam/shared/trace';
 import { columnsOf } from './test-columns';
-import { clampRange, fetchWindow, formatUs, orderTracks, panBy, rangeStats, zoomAround } from './timeline-model';
+import { clampRange, fetchWindow, formatCount, formatUs, orderTracks, panBy, rangeStats, zoomAround } from './timeline-model';
 
 const bounds = { fromUs: 100, toUs: 1100 };
 const track = (id: number, kind: TraceTrack['kind'], process: string, sortIndex: number, events = 1): TraceTrack => ({ id, kind, process, name: `t${id}`, sortIndex, events, startUs: 0, endUs: 1 });
@@ -40,6 +40,12 @@ describe('the timeline model', () => {
     expect(s.events).toBe(4);
     expect(s.busy).toEqual([{ track: 0, us: 80 + 50 }, { track: 1, us: 10 }]);
     expect(s.ops).toEqual([{ op: 'dot', module: 'm', us: 10 + 50, count: 2 }, { op: 'add', module: 'm', us: 10, count: 1 }]);
+  });
+
+  it('groups thousands as en-US does', () => {
+    for (const [n, digits] of [[0, 0], [999, 0], [1000, 0], [1_000_000, 0], [1234567.891, 1], [12.34, 1], [-9876.5, 1], [-0.04, 1], [0.5, 2], [123456789012, 0]] as const) {
+      expect(formatCount(n, digits), `${n}`).toBe(n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+    }
   });
 
   it('writes times for people', () => {

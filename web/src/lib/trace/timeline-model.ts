@@ -108,3 +108,15 @@ export function formatUs(us: number): string {
   if (a < 1e6) return `${(us / 1000).toFixed(2)} ms`;
   return `${(us / 1e6).toFixed(2)} s`;
 }
+
+/**
+ * A number for people with thousands grouped and `digits` decimals, as `toLocaleString('en-US')`
+ * writes it (`1,000,000`, `12.5`), without `Intl`: the first number format a page makes costs a
+ * hundred milliseconds or more, on the way to the trace's first paint.
+ */
+export function formatCount(n: number, digits = 0): string {
+  const fixed = Math.abs(n).toFixed(digits);
+  const [int, frac] = fixed.split('.');
+  const sign = n < 0 ? '-' : '';
+  return `${sign}${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac ? `.${frac}` : ''}`;
+}

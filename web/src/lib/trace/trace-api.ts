@@ -1,5 +1,6 @@
 import { decodeWindowColumns, type OpAggregate, type TraceSummary, type WindowColumns } from '@seam/shared/trace';
 import { failure } from '../api';
+import type { RoomPrefetch } from '../prefetch';
 
 /** The trace routes of one document (`/api/rooms/:id/documents/:docId/trace/…`), read with a room token. */
 export class TraceApi {
@@ -7,10 +8,11 @@ export class TraceApi {
 
   constructor(
     base: string,
-    roomId: string,
-    docId: string,
+    private readonly roomId: string,
+    private readonly docId: string,
     private readonly token: string,
     private readonly fetcher: typeof fetch = (...a) => fetch(...a),
+    private readonly prefetch: RoomPrefetch | null = null,
   ) {
     this.root = `${base}/api/rooms/${encodeURIComponent(roomId)}/documents/${encodeURIComponent(docId)}/trace`;
   }
@@ -30,8 +32,16 @@ export class TraceApi {
     return decodeWindowColumns(new Uint8Array(await (await this.read(path, signal)).arrayBuffer()));
   }
 
-  summary(): Promise<TraceSummary> {
-    return this.get('summary');
+  /** What `index.html` started fetching of this trace at navigation (when it is the room's first document, for this room and token); null when nothing or it failed. */
+  private async early<K extends 'summary' | 'overview'>(part: K): Promise<Awaited<NonNullable<Awaited<RoomPrefetch['trace']>>[K]> | null> {
+    const p = this.prefetch;
+    if (!p?.trace || p.roomId !== this.roomId || p.token !== this.token) return null;
+    const t = await p.trace;
+    return t && t.docId === this.docId ? ((await t[part]) ?? null) : null;
+  }
+
+  async summary(): Promise<TraceSummary> {
+    return ((await this.early('summary')) as TraceSummary | null) ?? this.get('summary');
   }
 
   ops(): Promise<OpAggregate[]> {
@@ -39,8 +49,9 @@ export class TraceApi {
   }
 
   /** The whole trace's events of every track, downsampled to what a timeline shows at once: what it draws first. */
-  overview(signal?: AbortSignal): Promise<WindowColumns> {
-    return this.columns('overview', signal);
+  async overview(signal?: AbortSignal): Promise<WindowColumns> {
+    const early = await this.early('overview');
+    return early ? decodeWindowColumns(new Uint8Array(early)) : this.columns('overview', signal);
   }
 
   /** The events of every track overlapping [fromUs, toUs], at most `limit` per track (downsampled past it). */
