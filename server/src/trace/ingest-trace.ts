@@ -151,7 +151,10 @@ export async function ingestTrace(
   }
   const sha256 = hash.digest('hex');
   deps.log.info({ room: roomId, bytes: count.bytes, ms: Math.round(performance.now() - started) }, 'trace reduced');
-  return storeTrace(deps, roomId, title, { sha256, bytes: count.bytes, original: Buffer.concat(keep), stored }, extra);
+  const original = Buffer.concat(keep);
+  // The pieces go before the store writes, so the original is held once.
+  keep.length = 0;
+  return storeTrace(deps, roomId, title, { sha256, bytes: count.bytes, original, stored }, extra);
 }
 
 /** Stores a reduced trace as a document of the room, with its reduction, in one transaction; announces it. */

@@ -21,6 +21,8 @@ export type ReduceReply = { readonly type: 'ack' } | { readonly type: 'done'; re
 
 /** How long a worker that reduced a trace waits for the next before it is ended (and what it held is given back). */
 const IDLE_MS = 15_000;
+/** A worker that reduced a trace of more bytes than this is ended at once: what it held goes back now, and starting the next costs little beside such a trace. */
+const REUSE_BYTES = 64 * 1024 * 1024;
 /** Chunks sent to a worker and not yet read, at most: the sender waits, so a fast upload cannot queue a whole trace in memory. */
 const IN_FLIGHT = 4;
 
@@ -32,8 +34,9 @@ export class TraceReducersBusy extends Error {
 /**
  * Reduces traces off the event loop, one trace at a time a worker thread, at most
  * `analyzerWorkers` at once, each with a heap of at most `analyzerHeapMb`. A worker that reduced
- * a trace waits `IDLE_MS` for the next (starting one costs more than reducing a small trace),
- * then ends; one whose trace failed or was given up is ended at once. The trace's decompressed bytes stream in; the worker
+ * a trace of up to `REUSE_BYTES` waits `IDLE_MS` for the next (starting one costs more than
+ * reducing a small trace), then ends; one that reduced a larger trace, or whose trace failed or
+ * was given up, is ended at once. The trace's decompressed bytes stream in; the worker
  * acknowledges each chunk, so at most a few are ever queued. Errors come back as
  * `TraceFormatError` or `TraceTooLarge` (also when the worker runs out of memory).
  */
@@ -55,7 +58,7 @@ export class TraceReducers {
     this.active += 1;
     let worker: Worker | undefined;
     let spoolFd: number | undefined;
-    let reduced = false;
+    let reusable = false;
     const it = source[Symbol.asyncIterator]();
     try {
       const first = await it.next();
@@ -65,21 +68,21 @@ export class TraceReducers {
       if (format === TraceFormat.xplane) spoolFd = openSpoolFile();
       worker = this.takeIdle() ?? this.startWorker();
       const start: ReduceRequest = { type: 'start', format, limits: this.traceLimits, ...(spoolFd !== undefined ? { spoolFd } : {}) };
-      const stored = await this.exchange(worker, start, first.value, it);
-      reduced = true;
+      const { stored, bytes } = await this.exchange(worker, start, first.value, it);
+      reusable = bytes <= REUSE_BYTES;
       return stored;
     } finally {
       // Ends the source early when the reduction failed (its streams are closed).
       await it.return?.();
       this.active -= 1;
       const fd = spoolFd;
-      if (worker && reduced) this.putIdle(worker);
+      if (worker && reusable) this.putIdle(worker);
       else if (worker) {
         this.workers.delete(worker);
         // The spool file is closed once its worker cannot use the descriptor any more.
         void worker.terminate().finally(() => fd !== undefined && closeSync(fd));
       }
-      if (fd !== undefined && (reduced || !worker)) closeSync(fd);
+      if (fd !== undefined && (reusable || !worker)) closeSync(fd);
     }
   }
 
@@ -117,8 +120,9 @@ export class TraceReducers {
     return worker;
   }
 
-  private async exchange(worker: Worker, start: ReduceRequest, first: Uint8Array, rest: AsyncIterator<Uint8Array>): Promise<StoredTrace> {
+  private async exchange(worker: Worker, start: ReduceRequest, first: Uint8Array, rest: AsyncIterator<Uint8Array>): Promise<{ stored: StoredTrace; bytes: number }> {
     let failure: Error | undefined;
+    let bytes = 0;
     let stored: StoredTrace | undefined;
     let inFlight = 0;
     let waiters: (() => void)[] = [];
@@ -150,9 +154,10 @@ export class TraceReducers {
     };
     const send = async (chunk: Uint8Array): Promise<void> => {
       // A copy owns its buffer (zlib's may be pooled), so it can be transferred.
-      const bytes = new Uint8Array(chunk);
+      const copy = new Uint8Array(chunk);
+      bytes += copy.length;
       inFlight += 1;
-      worker.postMessage({ type: 'chunk', bytes } satisfies ReduceRequest, [bytes.buffer]);
+      worker.postMessage({ type: 'chunk', bytes: copy } satisfies ReduceRequest, [copy.buffer]);
       await until(() => inFlight < IN_FLIGHT);
     };
     try {
@@ -161,7 +166,7 @@ export class TraceReducers {
       for (let next = await rest.next(); !next.done; next = await rest.next()) await send(next.value);
       worker.postMessage({ type: 'end' } satisfies ReduceRequest);
       await until(() => stored !== undefined);
-      return stored!;
+      return { stored: stored!, bytes };
     } finally {
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
     }

@@ -1,13 +1,17 @@
 import { TraceTooLarge } from './errors';
 import type { OpAggregate, ReducedTrace, TraceFormat, TraceLimits, TraceStep, TraceTrack, TrackKind } from './types';
 
-/** A column that grows by doubling. */
+/** Past this many values a column grows by a quarter, not by doubling: at 5 million events, doubling would leave a column a third empty. */
+const DOUBLE_UNTIL = 1 << 20;
+
+/** A column that grows by doubling, then by a quarter. */
 class Growable<T extends Float64Array | Int32Array> {
   length = 0;
   constructor(public data: T, private readonly make: (n: number) => T) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = this.make(Math.max(1024, this.data.length * 2));
+      const n = this.data.length;
+      const next = this.make(n < 1024 ? 1024 : n < DOUBLE_UNTIL ? n * 2 : Math.ceil(n * 1.25));
       next.set(this.data);
       this.data = next;
     }
