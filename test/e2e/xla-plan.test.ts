@@ -106,7 +106,7 @@ describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
     const bo = await openAs(browser, room.links.owner, 'Bo', errors);
     await openDocument(bo.page, 'cpu_after_optimizations.txt', 'HloModule jit_mlp');
     const passes = bo.page.getByRole('region', { name: 'Pass sequence' });
-    const rows = passes.getByRole('table', { name: 'Passes in order' }).locator('tbody tr');
+    const rows = passes.getByRole('list', { name: 'Passes in order' }).getByRole('listitem');
     await expect.poll(() => rows.count(), { timeout: 20_000 }).toBeGreaterThan(0);
     const formed = rows.filter({ hasText: 'formed ynn_fusion' });
     expect(await formed.count()).toBe(1);
