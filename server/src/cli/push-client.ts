@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { ImportResult, type ImportFile } from '@seam/shared/model';
 import type { RoomLink } from './room-link';
@@ -57,10 +59,39 @@ export class PushClient {
     await res.body?.cancel();
   }
 
-  /** Commits the staged files as one import. */
+  /**
+   * Commits the staged files as one import. The server answers once every file is indexed and
+   * listed, which for a large folder takes minutes: this request is made with node:http, which
+   * waits for the answer as long as the connection lives (fetch gives up on headers after 300 s).
+   */
   async commit(files: readonly ImportFile[]): Promise<ImportResult> {
-    const res = await this.call('POST', '/imports', { body: JSON.stringify({ files }), type: 'application/json' });
-    if (res.status !== 200 && res.status !== 201) throw await PushClient.refused(res);
-    return ImportResult.parse(await res.json());
+    const body = JSON.stringify({ files });
+    const url = new URL(`${this.link.origin}/api/rooms/${this.link.roomId}/imports`);
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.link.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', (err) => reject(new PushDropped(err.message)));
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => reject(new PushDropped(err.code ?? err.message)));
+      req.end(body);
+    });
+    const json = (() => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (status !== 200 && status !== 201) {
+      const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+      throw new PushRefused(status, error?.code ?? String(status), error?.message ?? text.slice(0, 200));
+    }
+    return ImportResult.parse(json);
   }
 }

@@ -15,9 +15,6 @@ export interface ImportDeps extends IngestDeps {
   readonly staging: BlobStaging;
 }
 
-/** Where a file's bytes come from: staged for this import, or a document the room already holds. */
-type Source = { readonly staged: true } | { readonly staged: false };
-
 /** A document's title from its path: the path, or its last `MAX_TITLE` characters. */
 const titleOf = (path: string): string => (path.length <= MAX_TITLE ? path : `…${path.slice(-(MAX_TITLE - 1))}`);
 
@@ -84,34 +81,35 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
     if (total > limits.importBytes) throw new ApiError(ErrorCode.tooLarge, `an import may hold at most ${limits.importBytes} bytes (SEAM_IMPORT_BYTES)`);
     files.push({ ...f, path });
   }
-  const sources = new Map<string, Source>();
+  // Where each content's bytes are: staged for this import (true), or in a document the room holds (false).
+  const staged = new Map<string, boolean>();
   const missing: string[] = [];
   for (const f of files) {
-    if (sources.has(f.sha256)) continue;
+    if (staged.has(f.sha256)) continue;
     const size = await deps.staging.size(roomId, f.sha256);
-    if (size === f.bytes) sources.set(f.sha256, { staged: true });
-    else if (deps.store.documents.roomHasBlob(roomId, f.sha256)) sources.set(f.sha256, { staged: false });
+    if (size === f.bytes) staged.set(f.sha256, true);
+    else if (deps.store.documents.roomHasBlob(roomId, f.sha256)) staged.set(f.sha256, false);
     else missing.push(f.path);
   }
   if (missing.length > 0) {
     throw new ApiError(ErrorCode.missingBlob, `${missing.length} files are neither staged nor in the room (stage them with PUT …/blobs/:sha256 first): ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`);
   }
 
-  const bySha = new Map(files.map((f) => [f.path, f]));
+  const byPath = new Map(files.map((f) => [f.path, f]));
   const plans = planImport(files.map((f) => f.path), deps.store.documents.moduleRefs(roomId));
   const skipped: { path: string; reason: string }[] = [];
   const texts: Extract<FilePlan, { what: 'document' }>[] = [];
   const traces: string[] = [];
   let unchanged = 0;
   for (const p of plans) {
-    const f = bySha.get(p.path)!;
+    const f = byPath.get(p.path)!;
     if (p.what === 'skip') skipped.push({ path: p.path, reason: p.reason });
     else if (deps.store.documents.hasFile(roomId, p.path, f.sha256)) unchanged++;
     else if (p.what === 'trace') traces.push(p.path);
     else texts.push(p);
   }
   const adding = texts.length + traces.length;
-  const newBytes = [...texts.map((p) => p.path), ...traces].reduce((n, path) => n + bySha.get(path)!.bytes, 0);
+  const newBytes = [...texts.map((p) => p.path), ...traces].reduce((n, path) => n + byPath.get(path)!.bytes, 0);
   const assertQuota = () => {
     const used = deps.store.documents.usage(roomId);
     if (used.documents + adding > limits.documentsPerRoom) {
@@ -122,7 +120,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   if (adding > 0) assertQuota();
 
   const bytesOf = async (sha256: string): Promise<Buffer> => {
-    if (sources.get(sha256)?.staged) return readFile(deps.staging.pathOf(roomId, sha256));
+    if (staged.get(sha256)) return readFile(deps.staging.pathOf(roomId, sha256));
     return gunzipAsync(deps.store.documents.textGzip(sha256)!);
   };
   const metas: DocumentMeta[] = [];
@@ -135,7 +133,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   };
   try {
     await eachLimited(texts, limits.analyzerWorkers, async (p) => {
-      const f = bySha.get(p.path)!;
+      const f = byPath.get(p.path)!;
       if (f.bytes > limits.documentBytes) throw new ApiError(ErrorCode.tooLarge, `${p.path} has ${f.bytes} bytes; a dump may be at most ${limits.documentBytes} (SEAM_DOCUMENT_BYTES)`);
       const content = textOf(await bytesOf(f.sha256));
       if ('reason' in content) {
@@ -159,8 +157,8 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
       }
     });
     for (const path of traces) {
-      const f = bySha.get(path)!;
-      const body = sources.get(f.sha256)?.staged ? createReadStream(deps.staging.pathOf(roomId, f.sha256), { highWaterMark: 1024 * 1024 }) : Readable.from([await bytesOf(f.sha256)]);
+      const f = byPath.get(path)!;
+      const body = staged.get(f.sha256) ? createReadStream(deps.staging.pathOf(roomId, f.sha256), { highWaterMark: 1024 * 1024 }) : Readable.from([await bytesOf(f.sha256)]);
       const meta = await ingestTrace(deps, roomId, titleOf(path), body);
       traceMetas.push(meta);
       deps.store.documents.setPath(roomId, meta.id, path);
@@ -171,7 +169,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
     undo();
     throw err;
   }
-  await deps.staging.remove(roomId, files.filter((f) => sources.get(f.sha256)?.staged).map((f) => f.sha256));
+  await deps.staging.remove(roomId, files.filter((f) => staged.get(f.sha256)).map((f) => f.sha256));
   const documents = [...metas, ...traceMetas];
   const groups = layerGroups(documents).map((g) => ({ key: g.key, label: g.label, documentIds: g.docs.map((d) => d.id) }));
   deps.log.info({ room: roomId, files: files.length, added: documents.length, unchanged, skipped: skipped.length }, 'import committed');
