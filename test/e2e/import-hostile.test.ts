@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRoom, startTestServer, type CreatedRoom, type TestServer } from '../helpers';
+import { connectClient, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 import { archive, postImport, roomDocuments, stagedFiles, TYPES, type Member } from './import-kit';
 
 /** Small limits, so that every bound is passed with small bodies. */
@@ -128,5 +128,26 @@ describe('an import refuses hostile folders and archives by name and stores noth
     // the room holds it now, so it need not be sent again
     expect((await call('HEAD', `/blobs/${sha}`)).status).toBe(200);
     expect(((await (await call('POST', '/imports', manifest, 'application/json')).json()) as { unchanged: number }).unchanged).toBe(1);
+  });
+
+  it('refuses an annotator in a locked room on every import path, and takes the owner\'s', async () => {
+    const room = await createRoom(server, 'locked');
+    const owner = connectClient(server, room.id, room.tokens.owner);
+    try {
+      await owner.synced();
+      owner.doc.getMap('settings').set('locked', true);
+      await waitFor(async () => {
+        const info = (await (await fetch(`${server.url}/api/rooms/${room.id}`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).json()) as { settings?: { locked?: boolean } };
+        return info.settings?.locked === true;
+      }, 'the server to hold the lock');
+    } finally {
+      owner.destroy();
+    }
+    const tar = archive('tar', GOOD);
+    expect((await postImport(server, room, tar, TYPES.tar)).json.error?.code).toBe('room_locked');
+    const put = await fetch(`${server.url}/api/rooms/${room.id}/blobs/${createHash('sha256').update('x').digest('hex')}`, { method: 'PUT', headers: { authorization: `Bearer ${room.tokens.annotator}` }, body: 'x' });
+    expect(put.status).toBe(403);
+    expect(stagedFiles(server.dataDir, room.id)).toEqual([]);
+    expect((await postImport(server, room, tar, TYPES.tar, room.tokens.owner)).status).toBe(201);
   });
 });
