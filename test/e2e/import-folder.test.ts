@@ -87,6 +87,21 @@ describe('bringing a real JAX dump folder into a room', () => {
     await expectRealDump(room, json);
   });
 
+  it('tells a zip, a tar and a tar.gz sent as application/octet-stream by their first bytes', async () => {
+    const members = files.filter((f) => /\.jit_f\.(before|cpu_after)_optimizations\.txt$/.test(f)).map((f) => ({ name: f, data: readFileSync(join(dir, f)) }));
+    expect(members).toHaveLength(2);
+    for (const format of ['zip', 'tar', 'tar.gz'] as const) {
+      const room = await createRoom(server, `sniffed ${format}`);
+      const { status, json } = await postImport(server, room, archive(format, members), 'application/octet-stream');
+      expect({ format, status }).toEqual({ format, status: 201 });
+      expect(json.documents.map((d) => d.kind).sort()).toEqual(['hlo', 'hlo-opt']);
+    }
+    const room = await createRoom(server, 'not an archive');
+    const { status, json } = await postImport(server, room, 'HloModule jit_f\n', 'application/octet-stream');
+    expect(status).toBe(400);
+    expect(json.error?.code).toBe('bad_request');
+  });
+
   it('joins files pushed later to the module group the room already holds', async () => {
     const room = await createRoom(server, 'later');
     const xla = files.filter((f) => f.startsWith('dump/xla/') && / jit_f|\.jit_f\./.test(f));

@@ -6,8 +6,9 @@ import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { badRequest, issuesMessage, notFound } from '../errors';
 import { commitImport } from '../import/commit';
-import { stageEntries, type ImportEntry } from '../import/entries';
+import { ArchiveFormat, stageEntries, type ImportEntry } from '../import/entries';
 import { multipartEntries } from '../import/multipart-entries';
+import { sniffArchive } from '../import/sniff';
 import { tarEntries } from '../import/tar-entries';
 import { zipEntries } from '../import/zip-entries';
 import { assertUnlocked } from '../room-lock';
@@ -47,7 +48,8 @@ async function dropRest(body: Readable, maxBytes: number): Promise<void> {
  * - `PUT /api/rooms/:id/blobs/:sha256`: stages the raw body, verified against its sha256 (201);
  * - `POST /api/rooms/:id/imports`: a JSON `ImportManifest` of staged files, a `multipart/form-data`
  *   folder (one part per file, its filename the relative path), or an archive body (`.zip`,
- *   `.tar`, `.tar.gz`): every file staged as it streams, then committed at once. Answers an
+ *   `.tar`, `.tar.gz`; as `application/octet-stream` told by its first bytes): every file staged
+ *   as it streams, then committed at once. Answers an
  *   `ImportResult` (201 when it added documents, 200 when the room held them all already).
  */
 export function importRoutes(deps: AppDeps): Hono {
@@ -91,15 +93,18 @@ export function importRoutes(deps: AppDeps): Hono {
     const raw = c.req.raw.body;
     if (!raw) throw badRequest('the import is empty');
     const body = Readable.fromWeb(raw as import('node:stream/web').ReadableStream<Uint8Array>);
-    let entries: AsyncIterable<ImportEntry>;
-    if (type === 'multipart/form-data') entries = multipartEntries(body, { 'content-type': c.req.header('content-type') ?? '' });
-    else if (ZIP_TYPES.includes(type)) entries = zipEntries(body, join(config.dataDir, 'staging', '.tmp'), config.limits.importBytes);
-    else if (TAR_TYPES.includes(type)) entries = tarEntries(body, false);
-    else if (TAR_GZ_TYPES.includes(type)) entries = tarEntries(body, true);
-    else {
-      body.destroy();
-      throw badRequest('send a JSON manifest, multipart/form-data (one part per file), application/zip, application/x-tar or application/gzip (a .tar.gz)');
+    const format = type === 'multipart/form-data' ? ArchiveFormat.multipart
+      : ZIP_TYPES.includes(type) ? ArchiveFormat.zip
+      : TAR_TYPES.includes(type) ? ArchiveFormat.tar
+      : TAR_GZ_TYPES.includes(type) ? ArchiveFormat.tarGz
+      : type === 'application/octet-stream' || type === '' ? await sniffArchive(body) : undefined;
+    if (format === undefined) {
+      await dropRest(body, config.limits.importBytes);
+      throw badRequest('send a JSON manifest, multipart/form-data (one part per file), or a .zip, .tar or .tar.gz (application/zip, application/x-tar, application/gzip, or application/octet-stream read by its first bytes)');
     }
+    const entries: AsyncIterable<ImportEntry> = format === ArchiveFormat.multipart ? multipartEntries(body, { 'content-type': c.req.header('content-type') ?? '' })
+      : format === ArchiveFormat.zip ? zipEntries(body, join(config.dataDir, 'staging', '.tmp'), config.limits.importBytes)
+      : tarEntries(body, format === ArchiveFormat.tarGz);
     let files;
     try {
       files = await stageEntries(staging, roomId, entries, config.limits);
