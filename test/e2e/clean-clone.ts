@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,15 +19,20 @@ const CACHES = new Set(['.vite', '.cache', '.vite-temp']);
  */
 export function cleanClone(root: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'seam-clone-'));
-  execFileSync('git', ['clone', '--quiet', root, dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const mismatches = lockMismatches(join(dir, 'package-lock.json'), root);
-  if (mismatches.length > 0) throw new Error(`the committed package-lock.json is not what is installed (${mismatches.slice(0, 5).join('; ')}): run npm ci`);
-  linkNodeModules(join(root, 'node_modules'), join(dir, 'node_modules'));
-  for (const ws of WORKSPACES) {
-    const own = join(root, ws, 'node_modules');
-    if (existsSync(own) && existsSync(join(dir, ws))) symlinkSync(own, join(dir, ws, 'node_modules'));
+  try {
+    execFileSync('git', ['clone', '--quiet', root, dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const mismatches = lockMismatches(join(dir, 'package-lock.json'), root);
+    if (mismatches.length > 0) throw new Error(`the committed package-lock.json is not what is installed (${mismatches.slice(0, 5).join('; ')}): run npm ci`);
+    linkNodeModules(join(root, 'node_modules'), join(dir, 'node_modules'));
+    for (const ws of WORKSPACES) {
+      const own = join(root, ws, 'node_modules');
+      if (existsSync(own) && existsSync(join(dir, ws))) symlinkSync(own, join(dir, ws, 'node_modules'));
+    }
+    return dir;
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
   }
-  return dir;
 }
 
 /** Each package of the lockfile at `lockPath` that `root` lacks or holds at another version (optional ones may be absent). */
