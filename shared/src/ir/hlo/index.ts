@@ -1,6 +1,6 @@
 import { DocumentKind } from '../../model/document';
 import type { Analysis, OutlineEntry, SpillCandidate } from '../types';
-import type { HloModule } from './ast';
+import type { HloComputation, HloInstruction, HloModule } from './ast';
 import { LineMap } from './line-map';
 import { INDEXED_OPERANDS, indexLists, ModuleIndex, trimLists } from './module-index';
 import { parseHlo, type HloSink } from './parser';
@@ -17,9 +17,11 @@ export type * from './ast';
  * HLO (`kind` `hlo-opt`), spill candidates ranked by traffic. Never throws on user input.
  * Each instruction is indexed as soon as it is read, with no parsed object of its own, and each
  * computation is then dropped (the spill pass reads the few it needs whole again from the text), so
- * the parse tree of a large dump never exists whole.
+ * the parse tree of a large dump never exists whole. `observe`, when given, sees every instruction
+ * in text order with all its operands named (the order of `keys` and `values`); `ins` is a record
+ * the parser rewrites for the next instruction, so it must not be kept.
  */
-export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt): Analysis {
+export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt, observe?: (ins: HloInstruction, scope: HloComputation) => void): Analysis {
   const lines = new LineMap(text);
   const lists = indexLists(lines.count);
   const withSpills = kind === DocumentKind.hloOpt;
@@ -28,14 +30,18 @@ export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt)
   let moduleCount = 0;
   let current: ModuleIndex | undefined;
   const sink: HloSink = {
-    operandsOf: INDEXED_OPERANDS,
+    // An observer reads every operand name; the index alone needs only these opcodes'.
+    ...(observe ? {} : { operandsOf: INDEXED_OPERANDS }),
     // The spill pass needs the entry whole: read so the first time, it is kept, not read again.
     wholeEntry: withSpills,
     instruction(ins, scope, module) {
+      observe?.(ins, scope);
       current ??= new ModuleIndex(text, lines, lists, withSpills);
       current.instruction(ins, scope, module);
     },
     computation(c, module, fromText) {
+      // A computation handed over whole (the entry, the proto form) was not streamed.
+      if (observe) for (const ins of c.instructions) observe(ins, c);
       current ??= new ModuleIndex(text, lines, lists, withSpills);
       current.add(c, module, fromText && !(withSpills && c.isEntry));
     },
