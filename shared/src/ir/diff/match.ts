@@ -130,7 +130,8 @@ class Levels {
     for (let i = 0; i < g.count; i++) {
       let h1 = mix(0x9e3779b9, level[i] as number);
       let h2 = mix(0x85ebca6b, level[i] as number);
-      for (const o of g.operands[i] as number[]) {
+      for (let k = g.opFrom[i] as number; k < (g.opFrom[i + 1] as number); k++) {
+        const o = g.operands[k] as number;
         const v = o < 0 ? -1 : (level[o] as number);
         h1 = mix(h1, v);
         h2 = mix(h2 ^ 0x27d4eb2f, v);

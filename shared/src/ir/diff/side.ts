@@ -1,5 +1,5 @@
 import { DocumentKind } from '../../model/document';
-import { indexHlo, parseHlo } from '../hlo/index';
+import { indexHlo } from '../hlo/index';
 import type { HloComputation, HloInstruction } from '../hlo/ast';
 import { formatType } from '../hlo/spills';
 import { LineMap } from '../hlo/line-map';
@@ -15,7 +15,7 @@ const NONE = -1;
  * has the same operands whether XLA fused it or not: a fused computation's `parameter(N)` is the
  * fusion's operand N, a fusion read as an operand is its fused root, and `get-tuple-element` of a
  * multi-output fusion is the root tuple's element. Built on the HLO index (sources, lines, fusions,
- * spills) and one more streamed parse for operand names.
+ * spills), which hands each instruction over as it is read.
  */
 export class DiffGraph {
   readonly analysis: Analysis;
@@ -31,10 +31,12 @@ export class DiffGraph {
   /** Computation id of each node; `scopes` names them. */
   readonly comp: number[] = [];
   readonly scopes: { readonly name: string; readonly line: number; readonly isEntry: boolean; root: number; fusion: number }[] = [];
-  /** Operands as named, by node; -1 for a name the computation does not define. */
-  readonly rawOperands: number[][] = [];
+  /** Node `i`'s operands are at `[opFrom[i], opFrom[i + 1])` of `rawOperands` and `operands`. */
+  readonly opFrom: Int32Array;
+  /** Operands as named; -1 for a name the computation does not define. */
+  readonly rawOperands: Int32Array;
   /** Operands seen through fusion boundaries (see the class comment). */
-  readonly operands: number[][] = [];
+  readonly operands: Int32Array;
   /** The fused computation a fusion calls (computation id), else -1. */
   readonly calls: number[] = [];
   readonly fusionKind: (string | undefined)[] = [];
@@ -48,14 +50,17 @@ export class DiffGraph {
   /** Set when the index's keys could not be lined up with the parse (then op_names and sources are not used). */
   readonly misaligned: boolean;
   private readonly byScope: Map<string, number>[] = [];
+  /** Computation ids by name (names repeat only across modules of one text). */
+  private readonly scopeIds = new Map<string, number[]>();
 
   constructor(text: string, kind: DocumentKind = DocumentKind.hloOpt) {
-    this.analysis = indexHlo(text, kind);
-    const keys = this.analysis.index.keys;
     const lineMap = new LineMap(text);
-    const pending: (readonly string[])[] = [];
+    // Operand names, all nodes' in one list: node i's from `starts[i]`.
+    const names: string[] = [];
+    const starts: number[] = [];
     let open: HloComputation | undefined;
     let scopeId = -1;
+    const types = new Map<string, string>();
     const add = (ins: HloInstruction, scope: HloComputation) => {
       if (open !== scope) {
         open = scope;
@@ -66,60 +71,72 @@ export class DiffGraph {
       const i = this.name.length;
       this.name.push(ins.name);
       this.opcode.push(ins.opcode);
-      this.type.push(formatType(ins.type));
+      // Types repeat: one layout-free text per printed type.
+      let type = types.get(ins.typeText);
+      if (type === undefined) {
+        type = formatType(ins.type);
+        types.set(ins.typeText, type);
+      }
+      this.type.push(type);
       this.number.push(ins.number);
       this.lines.push(lineMap.lineAt(ins.from));
       this.comp.push(scopeId);
       // `ins` is one record rewritten for the next instruction: keep copies only.
-      pending.push(ins.operands.slice());
+      starts.push(names.length);
+      for (const o of ins.operands) names.push(o);
       this.fusionKind.push(ins.attrs?.fusionKind);
       this.target.push(ins.attrs?.customCallTarget);
-      this.calls.push(ins.opcode === 'fusion' ? -1 : NONE);
+      this.calls.push(NONE);
       (this.byScope[scopeId] as Map<string, number>).set(ins.name, i);
       const s = this.scopes[scopeId];
       if (s && (ins.isRoot || s.root === NONE)) s.root = i;
       if (ins.opcode === 'fusion') this.callsName.set(i, ins.attrs?.calls?.[0] ?? '');
     };
-    parseHlo(text, {
-      instruction: add,
-      computation: (c) => {
-        // The proto form comes whole, with no instruction handed over before.
-        for (const ins of c.instructions) add(ins, c);
-        open = undefined;
-      },
-      module: () => undefined,
-    });
+    this.analysis = indexHlo(text, kind, add);
+    const keys = this.analysis.index.keys;
     this.count = this.name.length;
+    starts.push(names.length);
     this.misaligned = keys.length !== this.count || keys.some((k, i) => k.name !== this.name[i]);
     this.keys = this.misaligned ? [] : keys;
-    this.link(pending);
+    this.opFrom = Int32Array.from(starts);
+    this.rawOperands = new Int32Array(names.length);
+    this.operands = new Int32Array(names.length);
+    this.link(names);
   }
 
   /** Fusion node → the name of the computation it calls, until `link` resolves it. */
   private readonly callsName = new Map<number, string>();
 
-  private link(pending: readonly (readonly string[])[]): void {
-    const scopeByName = new Map<string, number>();
+  private link(names: readonly string[]): void {
     this.scopes.forEach((s, id) => {
-      if (!scopeByName.has(s.name)) scopeByName.set(s.name, id);
+      const same = this.scopeIds.get(s.name);
+      if (same) same.push(id);
+      else this.scopeIds.set(s.name, [id]);
     });
     for (const [node, callee] of this.callsName) {
-      const id = scopeByName.get(callee);
+      const id = this.scopeIds.get(callee)?.[0];
       this.calls[node] = id ?? NONE;
       const s = id === undefined ? undefined : this.scopes[id];
       if (s && s.fusion === NONE) s.fusion = node;
     }
+    const from = this.opFrom;
     for (let i = 0; i < this.count; i++) {
-      const names = this.byScope[this.comp[i] as number] as Map<string, number>;
-      this.rawOperands.push((pending[i] as readonly string[]).map((n) => names.get(n) ?? NONE));
+      const scope = this.byScope[this.comp[i] as number] as Map<string, number>;
+      for (let k = from[i] as number; k < (from[i + 1] as number); k++) this.rawOperands[k] = scope.get(names[k] as string) ?? NONE;
     }
     for (let i = 0; i < this.count; i++) {
-      this.operands.push((this.rawOperands[i] as number[]).map((o) => this.resolve(o)));
+      for (let k = from[i] as number; k < (from[i + 1] as number); k++) this.operands[k] = this.resolve(this.rawOperands[k] as number);
       const fused = this.scopes[this.comp[i] as number]?.fusion !== NONE;
       const applied = this.keys[i]?.applied === true;
       this.matchable.push(this.opcode[i] !== 'fusion' && !(fused && this.opcode[i] === 'parameter') && !applied);
       this.kernel.push(this.outerFusion(i));
     }
+  }
+
+  /** Operand `k` (0-based) of node `i` as named, or -1. */
+  private rawOperand(i: number, k: number): number {
+    const at = (this.opFrom[i] as number) + k;
+    return k >= 0 && at < (this.opFrom[i + 1] as number) ? (this.rawOperands[at] as number) : NONE;
   }
 
   /** The node an operand stands for once fusion boundaries are seen through. */
@@ -129,13 +146,13 @@ export class DiffGraph {
       const op = this.opcode[at];
       const scope = this.scopes[this.comp[at] as number];
       if (op === 'parameter' && scope && scope.fusion !== NONE) {
-        at = this.rawOperands[scope.fusion]?.[this.number[at] as number] ?? NONE;
+        at = this.rawOperand(scope.fusion, this.number[at] as number);
       } else if (op === 'fusion' && (this.calls[at] as number) >= 0) {
         at = this.scopes[this.calls[at] as number]?.root ?? NONE;
       } else if (op === 'get-tuple-element') {
-        const from = this.resolveShallow(this.rawOperands[at]?.[0] ?? NONE);
+        const from = this.resolveShallow(this.rawOperand(at, 0));
         if (from === NONE || this.opcode[from] !== 'tuple') return at;
-        at = this.rawOperands[from]?.[this.number[at] as number] ?? NONE;
+        at = this.rawOperand(from, this.number[at] as number);
       } else {
         return at;
       }
@@ -162,8 +179,7 @@ export class DiffGraph {
 
   /** The node `name` of computation `scope`, if any. */
   find(scope: string, name: string): number {
-    for (let id = 0; id < this.scopes.length; id++) {
-      if (this.scopes[id]?.name !== scope) continue;
+    for (const id of this.scopeIds.get(scope) ?? []) {
       const n = this.byScope[id]?.get(name);
       if (n !== undefined) return n;
     }
@@ -173,7 +189,7 @@ export class DiffGraph {
   /** The node holding what a kernel wrote: a fusion's fused root (its element `index` for a tuple root), else the node. */
   content(node: number, index?: readonly number[]): number {
     let at = this.resolveShallow(node);
-    if (index && index.length > 0 && at !== NONE && this.opcode[at] === 'tuple') at = this.resolve(this.rawOperands[at]?.[index[0] as number] ?? NONE);
+    if (index && index.length > 0 && at !== NONE && this.opcode[at] === 'tuple') at = this.resolve(this.rawOperand(at, index[0] as number));
     return at;
   }
 
