@@ -37,8 +37,9 @@ export interface Matching {
 /**
  * Pairs the ops of two modules by structure: opcode, type, op_name, source file:line:column and
  * the same of their operands, recursively to `DEEP` levels (operands seen through fusion
- * boundaries), never by name. Within one signature, ops pair in text order (the n-th of A with the
- * n-th of B), so the result is deterministic. Linear in the instruction count per tier.
+ * boundaries), never by name. B's ops are taken operands first; within one signature, an op of B
+ * pairs with the op of A that reads the partners of its operands (`anchored`), else with the one of
+ * the same rank in text order, else the first left, so the result is deterministic. About linear in the instruction count per tier.
  */
 export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
   const aToB = new Int32Array(a.count).fill(-1);
@@ -46,6 +47,8 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
   const tierOfA: (MatchTier | undefined)[] = new Array<MatchTier | undefined>(a.count);
   // Signature levels per own-part variant, shared by the tiers that differ only in depth.
   const levels = new Map<string, Levels>();
+  const order = operandsFirst(b);
+  const users = new Users(a);
   let leftA = a.matchable.filter(Boolean).length;
   let leftB = b.matchable.filter(Boolean).length;
   for (const tier of TIERS) {
@@ -57,24 +60,35 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
       levels.set(variant, lv);
     }
     const [sa, sb] = lv.at(tier.depth);
-    const waiting = new Map<number, number[]>();
+    const waiting = new Map<number, Queue>();
     for (let i = 0; i < a.count; i++) {
       if (!a.matchable[i] || aToB[i] !== -1) continue;
-      const s = sa[i] as number;
-      const list = waiting.get(s);
-      if (list) list.push(i);
-      else waiting.set(s, [i]);
+      const q = waiting.get(sa[i] as number);
+      if (q) q.nodes.push(i);
+      else waiting.set(sa[i] as number, { nodes: [i], next: 0 });
     }
-    const taken = new Map<number, number>();
+    // Each waiting B op's rank among those of its signature, in text order.
+    const rank = new Int32Array(b.count);
+    const seen = new Map<number, number>();
     for (let j = 0; j < b.count; j++) {
       if (!b.matchable[j] || bToA[j] !== -1) continue;
-      const s = sb[j] as number;
-      const list = waiting.get(s);
-      if (!list) continue;
-      const n = taken.get(s) ?? 0;
-      if (n >= list.length) continue;
-      taken.set(s, n + 1);
-      const i = list[n] as number;
+      const n = seen.get(sb[j] as number) ?? 0;
+      rank[j] = n;
+      seen.set(sb[j] as number, n + 1);
+    }
+    for (const j of order) {
+      if (!b.matchable[j] || bToA[j] !== -1) continue;
+      const q = waiting.get(sb[j] as number);
+      if (!q) continue;
+      let i = anchored(a, b, users, aToB, bToA, sa, sb[j] as number, j);
+      // Else the A op of the same rank, so that ops of identical modules pair in place.
+      const same = q.nodes[rank[j] as number];
+      if (i < 0 && same !== undefined && aToB[same] === -1) i = same;
+      if (i < 0) {
+        while (q.next < q.nodes.length && aToB[q.nodes[q.next] as number] !== -1) q.next++;
+        if (q.next === q.nodes.length) continue;
+        i = q.nodes[q.next] as number;
+      }
       aToB[i] = j;
       bToA[j] = i;
       tierOfA[i] = tier.tier;
@@ -83,6 +97,107 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
     }
   }
   return { aToB, bToA, tierOfA };
+}
+
+/** The A nodes of one signature still waiting, in text order; `next` skips those taken. */
+interface Queue {
+  readonly nodes: number[];
+  next: number;
+}
+
+/** How many users of one matched operand are looked at for an anchor (a constant may have thousands). */
+const USERS_LOOKED_AT = 64;
+
+/**
+ * The waiting A node of signature `sig` that shares the most matched operands with B node `j`,
+ * in place (operand k of the one is the partner of operand k of the other); the first in text
+ * order on a tie; -1 when none shares any. This tells the layers of an unrolled model apart: their
+ * ops have one signature, but each reads its own layer's weights.
+ */
+function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: Float64Array, sig: number, j: number): number {
+  let best = -1;
+  let bestScore = 0;
+  const from = b.opFrom[j] as number;
+  const to = b.opFrom[j + 1] as number;
+  for (let k = from; k < to; k++) {
+    const ob = b.operands[k] as number;
+    const oa = ob < 0 ? -1 : (bToA[ob] as number);
+    if (oa < 0) continue;
+    const uFrom = users.from[oa] as number;
+    const uTo = Math.min(users.from[oa + 1] as number, uFrom + USERS_LOOKED_AT);
+    for (let x = uFrom; x < uTo; x++) {
+      const u = users.list[x] as number;
+      if (aToB[u] !== -1 || sa[u] !== sig || !a.matchable[u]) continue;
+      let score = 0;
+      const n = Math.min(to - from, (a.opFrom[u + 1] as number) - (a.opFrom[u] as number));
+      for (let p = 0; p < n; p++) {
+        const pa = a.operands[(a.opFrom[u] as number) + p] as number;
+        if (pa >= 0 && aToB[pa] === b.operands[from + p]) score++;
+      }
+      if (score > bestScore || (score === bestScore && score > 0 && u < best)) {
+        best = u;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+
+/** Each node's users (the nodes reading it, fusion boundaries seen through), in one flat list. */
+class Users {
+  readonly from: Int32Array;
+  readonly list: Int32Array;
+
+  constructor(g: DiffGraph) {
+    const counts = new Int32Array(g.count + 1);
+    for (const o of g.operands) if (o >= 0) counts[o + 1] = (counts[o + 1] as number) + 1;
+    for (let i = 0; i < g.count; i++) counts[i + 1] = (counts[i + 1] as number) + (counts[i] as number);
+    this.from = counts;
+    this.list = new Int32Array(counts[g.count] as number);
+    const fill = counts.slice(0, g.count);
+    for (let i = 0; i < g.count; i++) {
+      for (let k = g.opFrom[i] as number; k < (g.opFrom[i + 1] as number); k++) {
+        const o = g.operands[k] as number;
+        if (o >= 0) this.list[(fill[o] as number)++] = i;
+      }
+    }
+  }
+}
+
+/**
+ * The nodes in an order where each comes after its operands (fusion boundaries seen through), so a
+ * node's operands are matched before it is; text order where that already holds. A cycle, which
+ * only a malformed text has, is cut where it is met.
+ */
+function operandsFirst(g: DiffGraph): Int32Array {
+  const out = new Int32Array(g.count);
+  let n = 0;
+  const state = new Uint8Array(g.count);
+  const stack: number[] = [];
+  for (let root = 0; root < g.count; root++) {
+    if (state[root] !== 0) continue;
+    stack.push(root);
+    state[root] = 1;
+    while (stack.length > 0) {
+      const v = stack[stack.length - 1] as number;
+      let pushed = false;
+      for (let k = g.opFrom[v] as number; k < (g.opFrom[v + 1] as number); k++) {
+        const o = g.operands[k] as number;
+        if (o >= 0 && state[o] === 0) {
+          state[o] = 1;
+          stack.push(o);
+          pushed = true;
+          break;
+        }
+      }
+      if (!pushed) {
+        stack.pop();
+        state[v] = 2;
+        out[n++] = v;
+      }
+    }
+  }
+  return out;
 }
 
 /** Both sides' signature numbers, level by level (level d: the op and its operands d deep). */
