@@ -113,7 +113,7 @@ try {
   const frames: FrameSample[] = [];
   let profile: string[] = [];
   for (let load = 0; load < LOADS; load++) {
-    const nav = await openTrace(browser, room.links.viewer, null);
+    const nav = await openTrace(browser, room.links.viewer, false);
     let fromNav: Drawn;
     try {
       fromNav = await drawnOn(nav.page);
@@ -130,7 +130,7 @@ try {
     } finally {
       await nav.close();
     }
-    const click = await openTrace(browser, clickRoom.links.viewer, /notes\.hlo/);
+    const click = await openTrace(browser, clickRoom.links.viewer, true);
     try {
       const d = await drawnOn(click.page);
       paints.push({ fromNav: fromNav.frame, fromClick: d.frame - d.click, parts: `from navigation: ${parts(fromNav, 0)}; from the click at ${d.click.toFixed(0)} ms: ${parts(d, d.click)}` });
@@ -195,16 +195,16 @@ async function uploadTrace(r: CreatedRoom): Promise<string> {
 }
 
 /**
- * A fresh context at the room. With `first` (the title of the document the room opens first), the
- * trace is clicked once that document shows; without, the room opens the trace itself.
+ * A fresh context at the room. With `click`, the trace is clicked once the dump the room opens
+ * first shows its text; without, the room opens the trace itself.
  */
-async function openTrace(b: Browser, url: string, first: RegExp | null): Promise<{ page: Page; close: () => Promise<void> }> {
+async function openTrace(b: Browser, url: string, click: boolean): Promise<{ page: Page; close: () => Promise<void> }> {
   const context = await personContext(b, 'Bo');
   await context.addInitScript(FRAME_RECORDER);
   await context.addInitScript(DRAWN_WATCH);
   const page = await context.newPage();
   await page.goto(url);
-  if (first) {
+  if (click) {
     await page.locator('.cm-line', { hasText: 'HloModule' }).first().waitFor();
     await page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /trace\.xplane\.pb/ }).click();
   }
