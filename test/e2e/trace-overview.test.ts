@@ -137,6 +137,17 @@ describe('the trace overview', () => {
     expect(one.tracks.map((t) => t.track)).toEqual([json.windows[0]!.track]);
   });
 
+  it('serves an empty overview for a trace with no events', async () => {
+    const res = await fetch(`${server.url}/api/rooms/${room.id}/documents?title=empty.trace.json`, {
+      method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}`, 'content-type': 'application/octet-stream' }, body: JSON.stringify({ traceEvents: [{ ph: 'C', pid: 1, ts: 1, name: 'mem', args: { bytes: 1 } }] }),
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { id: string }).id;
+    const empty = await columns(await get(`${id}/trace/overview`));
+    expect(empty.tracks.every((t) => t.start.length === 0)).toBe(true);
+    expect(empty.strings).toEqual([]);
+  });
+
   it('refuses a format it does not know and bad windows by name, and changes nothing', async () => {
     for (const bad of ['format=xml', 'format=', 'format=columns&limit=0', 'format=columns&from=abc', 'format=columns&track=-1', 'format=columns&from=9&to=1', 'format=columns&limit=1e9']) {
       const res = await get(`${docId}/trace/events?${bad}`);
