@@ -38,8 +38,8 @@ export interface Matching {
  * Pairs the ops of two modules by structure: opcode, type, op_name, source file:line:column and
  * the same of their operands, recursively to `DEEP` levels (operands seen through fusion
  * boundaries), never by name. B's ops are taken operands first; within one signature, an op of B
- * pairs with the op of A that reads the partners of its operands (`anchored`), else with the one of
- * the same rank in text order, else the first left, so the result is deterministic. About linear in the instruction count per tier.
+ * pairs with the op of A that reads the partners of its operands (`anchored`), else with the one
+ * nearest its place in the text (`nearest`), so the result is deterministic. About linear in the instruction count per tier.
  */
 export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
   const aToB = new Int32Array(a.count).fill(-1);
@@ -48,6 +48,7 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
   // Signature levels per own-part variant, shared by the tiers that differ only in depth.
   const levels = new Map<string, Levels>();
   const order = operandsFirst(b);
+  const scale = Math.max(1, a.analysis.index.lines) / Math.max(1, b.analysis.index.lines);
   const users = new Users(a);
   let leftA = a.matchable.filter(Boolean).length;
   let leftB = b.matchable.filter(Boolean).length;
@@ -67,23 +68,14 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
       if (q) q.nodes.push(i);
       else waiting.set(sa[i] as number, { nodes: [i], next: 0 });
     }
-    // Each waiting B op's rank among those of its signature, in text order.
-    const rank = new Int32Array(b.count);
-    const seen = new Map<number, number>();
-    for (let j = 0; j < b.count; j++) {
-      if (!b.matchable[j] || bToA[j] !== -1) continue;
-      const n = seen.get(sb[j] as number) ?? 0;
-      rank[j] = n;
-      seen.set(sb[j] as number, n + 1);
-    }
     for (const j of order) {
       if (!b.matchable[j] || bToA[j] !== -1) continue;
       const q = waiting.get(sb[j] as number);
       if (!q) continue;
-      let i = anchored(a, b, users, aToB, bToA, sa, sb[j] as number, j);
-      // Else the A op of the same rank, so that ops of identical modules pair in place.
-      const same = q.nodes[rank[j] as number];
-      if (i < 0 && same !== undefined && aToB[same] === -1) i = same;
+      // Where B's op would sit in A if the modules differ little: its line, scaled.
+      const target = (b.line(j) as number) * scale;
+      let i = anchored(a, b, users, aToB, bToA, sa, sb[j] as number, j, target);
+      if (i < 0) i = nearest(a, q, aToB, target);
       if (i < 0) {
         while (q.next < q.nodes.length && aToB[q.nodes[q.next] as number] !== -1) q.next++;
         if (q.next === q.nodes.length) continue;
@@ -105,16 +97,52 @@ interface Queue {
   next: number;
 }
 
-/** How many users of one matched operand are looked at for an anchor (a constant may have thousands). */
+/** How far `nearest` looks on each side of the target before it takes the first op left. */
+const NEAR_SCAN = 256;
+
+/**
+ * The waiting A op of a queue whose line is nearest `target` (B's op's line, scaled to A), found
+ * by bisection in the queue's text order and a bounded look either side; else the first left.
+ */
+function nearest(a: DiffGraph, q: Queue, aToB: Int32Array, target: number): number {
+  const nodes = q.nodes;
+  while (q.next < nodes.length && aToB[nodes[q.next] as number] !== -1) q.next++;
+  if (q.next === nodes.length) return -1;
+  let lo = q.next;
+  let hi = nodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a.line(nodes[mid] as number) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  let best = -1;
+  let gap = Infinity;
+  for (let step = 0, l = lo - 1, r = lo; step < NEAR_SCAN && (l >= q.next || r < nodes.length); step++, l--, r++) {
+    for (const x of [l, r]) {
+      if (x < q.next || x >= nodes.length) continue;
+      const u = nodes[x] as number;
+      const d = Math.abs(a.line(u) - target);
+      if (aToB[u] === -1 && d < gap) {
+        best = u;
+        gap = d;
+      }
+    }
+    if (best >= 0) break;
+  }
+  return best >= 0 ? best : (nodes[q.next] as number);
+}
+
+/** How many users of one matched operand are looked at for an anchor, those nearest the target (a constant may have thousands). */
 const USERS_LOOKED_AT = 64;
 
 /**
  * The waiting A node of signature `sig` that shares the most matched operands with B node `j`,
- * in place (operand k of the one is the partner of operand k of the other); the first in text
- * order on a tie; -1 when none shares any. This tells the layers of an unrolled model apart: their
+ * in place (operand k of the one is the partner of operand k of the other); on a tie the one whose
+ * line is nearest `target` (ops XLA duplicated into several fusions share signature and operands);
+ * -1 when none shares any. This tells the layers of an unrolled model apart: their
  * ops have one signature, but each reads its own layer's weights.
  */
-function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: Float64Array, sig: number, j: number): number {
+function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: Float64Array, sig: number, j: number, target: number): number {
   let best = -1;
   let bestScore = 0;
   const from = b.opFrom[j] as number;
@@ -123,8 +151,18 @@ function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bT
     const ob = b.operands[k] as number;
     const oa = ob < 0 ? -1 : (bToA[ob] as number);
     if (oa < 0) continue;
-    const uFrom = users.from[oa] as number;
-    const uTo = Math.min(users.from[oa + 1] as number, uFrom + USERS_LOOKED_AT);
+    // Users are in text order: look at those whose lines are nearest the target.
+    const first = users.from[oa] as number;
+    const last = users.from[oa + 1] as number;
+    let lo = first;
+    let hi = last;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a.line(users.list[mid] as number) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    const uFrom = Math.max(first, lo - (USERS_LOOKED_AT >> 1));
+    const uTo = Math.min(last, uFrom + USERS_LOOKED_AT);
     for (let x = uFrom; x < uTo; x++) {
       const u = users.list[x] as number;
       if (aToB[u] !== -1 || sa[u] !== sig || !a.matchable[u]) continue;
@@ -134,7 +172,7 @@ function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bT
         const pa = a.operands[(a.opFrom[u] as number) + p] as number;
         if (pa >= 0 && aToB[pa] === b.operands[from + p]) score++;
       }
-      if (score > bestScore || (score === bestScore && score > 0 && u < best)) {
+      if (score > bestScore || (score === bestScore && score > 0 && Math.abs(a.line(u) - target) < Math.abs(a.line(best) - target))) {
         best = u;
         bestScore = score;
       }
