@@ -60,21 +60,23 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
       lv = new Levels(a, b, tier);
       levels.set(variant, lv);
     }
-    const [sa, sb] = lv.at(tier.depth);
+    const depth = tier.depth;
+    const sa = (i: number): number => (lv as Levels).sig(0, i, depth);
+    const sb = (j: number): number => (lv as Levels).sig(1, j, depth);
     const waiting = new Map<number, Queue>();
     for (let i = 0; i < a.count; i++) {
       if (!a.matchable[i] || aToB[i] !== -1) continue;
-      const q = waiting.get(sa[i] as number);
+      const q = waiting.get(sa(i));
       if (q) q.nodes.push(i);
-      else waiting.set(sa[i] as number, { nodes: [i], next: 0 });
+      else waiting.set(sa(i), { nodes: [i], next: 0 });
     }
     for (const j of order) {
       if (!b.matchable[j] || bToA[j] !== -1) continue;
-      const q = waiting.get(sb[j] as number);
+      const q = waiting.get(sb(j));
       if (!q) continue;
       // Where B's op would sit in A if the modules differ little: its line, scaled.
       const target = (b.line(j) as number) * scale;
-      let i = anchored(a, b, users, aToB, bToA, sa, sb[j] as number, j, target);
+      let i = anchored(a, b, users, aToB, bToA, sa, sb(j), j, target);
       if (i < 0) i = nearest(a, q, aToB, target);
       if (i < 0) {
         while (q.next < q.nodes.length && aToB[q.nodes[q.next] as number] !== -1) q.next++;
@@ -142,7 +144,7 @@ const USERS_LOOKED_AT = 64;
  * -1 when none shares any. This tells the layers of an unrolled model apart: their
  * ops have one signature, but each reads its own layer's weights.
  */
-function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: Float64Array, sig: number, j: number, target: number): number {
+function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: (i: number) => number, sig: number, j: number, target: number): number {
   let best = -1;
   let bestScore = 0;
   const from = b.opFrom[j] as number;
@@ -165,7 +167,7 @@ function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bT
     const uTo = Math.min(last, uFrom + USERS_LOOKED_AT);
     for (let x = uFrom; x < uTo; x++) {
       const u = users.list[x] as number;
-      if (aToB[u] !== -1 || sa[u] !== sig || !a.matchable[u]) continue;
+      if (aToB[u] !== -1 || !a.matchable[u] || sa(u) !== sig) continue;
       let score = 0;
       const n = Math.min(to - from, (a.opFrom[u + 1] as number) - (a.opFrom[u] as number));
       for (let p = 0; p < n; p++) {
@@ -238,24 +240,55 @@ function operandsFirst(g: DiffGraph): Int32Array {
   return out;
 }
 
-/** Both sides' signature numbers, level by level (level d: the op and its operands d deep). */
+/**
+ * Both sides' signature numbers for one own-part variant, level by level (level d: the op and its
+ * operands d deep), each computed when first asked for: the tiers after the first ask only for the
+ * few ops left and their operands.
+ */
 class Levels {
   // One intern table for both sides, so equal signatures get equal numbers.
   private readonly intern = new Map<string, number>();
-  private readonly a: Float64Array[];
-  private readonly b: Float64Array[];
+  private readonly graphs: readonly [DiffGraph, DiffGraph];
+  /** By side, then depth: NaN until computed. */
+  private readonly memo: [Float64Array[], Float64Array[]] = [[], []];
 
-  constructor(private readonly ga: DiffGraph, private readonly gb: DiffGraph, tier: Tier) {
-    this.a = [this.first(ga, tier)];
-    this.b = [this.first(gb, tier)];
+  constructor(a: DiffGraph, b: DiffGraph, private readonly tier: Tier) {
+    this.graphs = [a, b];
   }
 
-  at(depth: number): [Float64Array, Float64Array] {
-    while (this.a.length <= depth) {
-      this.a.push(this.next(this.ga, this.a[this.a.length - 1] as Float64Array));
-      this.b.push(this.next(this.gb, this.b[this.b.length - 1] as Float64Array));
+  /**
+   * Node `i` of side `side` (0: A, 1: B) at `depth`. Past level 0, a 53-bit hash of the op's
+   * number at the level below and its operands' in order (two 32-bit mixes), far cheaper than
+   * building and interning a string per op; two different signatures share a hash with odds of
+   * about n²/2⁵³ (10⁻⁴ for a million ops).
+   */
+  sig(side: 0 | 1, i: number, depth: number): number {
+    const g = this.graphs[side];
+    const levels = this.memo[side];
+    let level = levels[depth];
+    if (!level) {
+      level = new Float64Array(g.count).fill(NaN);
+      levels[depth] = level;
     }
-    return [this.a[depth] as Float64Array, this.b[depth] as Float64Array];
+    const known = level[i] as number;
+    if (!Number.isNaN(known)) return known;
+    let v: number;
+    if (depth === 0) {
+      v = this.id(own(g, i, this.tier));
+    } else {
+      const self = this.sig(side, i, depth - 1);
+      let h1 = mix(0x9e3779b9, self);
+      let h2 = mix(0x85ebca6b, self);
+      for (let k = g.opFrom[i] as number; k < (g.opFrom[i + 1] as number); k++) {
+        const o = g.operands[k] as number;
+        const x = o < 0 ? -1 : this.sig(side, o, depth - 1);
+        h1 = mix(h1, x);
+        h2 = mix(h2 ^ 0x27d4eb2f, x);
+      }
+      v = (h1 >>> 0) * 0x200000 + (h2 >>> 11);
+    }
+    level[i] = v;
+    return v;
   }
 
   private id(s: string): number {
@@ -265,33 +298,6 @@ class Levels {
       this.intern.set(s, n);
     }
     return n;
-  }
-
-  private first(g: DiffGraph, tier: Tier): Float64Array {
-    const out = new Float64Array(g.count);
-    for (let i = 0; i < g.count; i++) out[i] = this.id(own(g, i, tier));
-    return out;
-  }
-
-  /**
-   * Level d+1 from level d: a 53-bit hash of the op's number and its operands' in order (two
-   * 32-bit mixes), far cheaper than building and interning a string per op. Two different
-   * signatures share a hash with odds of about n²/2⁵³ (10⁻⁴ for a million ops).
-   */
-  private next(g: DiffGraph, level: Float64Array): Float64Array {
-    const out = new Float64Array(g.count);
-    for (let i = 0; i < g.count; i++) {
-      let h1 = mix(0x9e3779b9, level[i] as number);
-      let h2 = mix(0x85ebca6b, level[i] as number);
-      for (let k = g.opFrom[i] as number; k < (g.opFrom[i + 1] as number); k++) {
-        const o = g.operands[k] as number;
-        const v = o < 0 ? -1 : (level[o] as number);
-        h1 = mix(h1, v);
-        h2 = mix(h2 ^ 0x27d4eb2f, v);
-      }
-      out[i] = (h1 >>> 0) * 0x200000 + (h2 >>> 11);
-    }
-    return out;
   }
 }
 
