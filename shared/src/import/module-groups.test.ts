@@ -104,13 +104,19 @@ describe('planImport', () => {
 
   it("groups the other engineers' real fixture folders into one module each, labelled as the list labels them", () => {
     const root = new URL('../../../test/fixtures/xla-dump/', import.meta.url);
-    for (const folder of readdirSync(root).filter((f) => !f.endsWith('.json'))) {
-      const paths = readdirSync(new URL(`${folder}/`, root)).map((f) => `${folder}/${f}`);
+    let checked = 0;
+    for (const folder of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)) {
+      const names = readdirSync(new URL(`${folder}/`, root));
+      // Folders of XLA's own files only (a folder of corpus files is not a dump folder).
+      if (names.length === 0 || !names.every((f) => f.startsWith('module_'))) continue;
+      const paths = names.map((f) => `${folder}/${f}`);
       const docs: DocumentMeta[] = planImport(paths).map((p, i) => ({ id: String(i), title: p.path, kind: p.what === 'document' ? (p.kind ?? 'text') : 'text', bytes: 0, sha256: '', createdAt: 0, ...(p.what === 'document' && p.module ? { module: p.module } : {}) }));
       const groups = layerGroups(docs);
       expect(groups.map((g) => g.kind), folder).toEqual(['module']);
-      expect(groups[0]!.label).toMatch(/^module 0000 jit_(mlp|attention)$/);
+      expect(groups[0]!.label).toMatch(/^module \d{4} jit_\w+$/);
+      checked++;
     }
+    expect(checked).toBeGreaterThanOrEqual(3);
   });
 });
 

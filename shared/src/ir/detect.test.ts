@@ -51,7 +51,7 @@ describe('detectKind', () => {
   it("tells XLA's buffer assignment and memory-usage report from the other files of a dump folder", () => {
     const dump = new URL('../../../test/fixtures/xla-dump/', import.meta.url);
     const seen = new Set<string>();
-    for (const folder of readdirSync(dump).filter((f) => !f.endsWith('.json'))) {
+    for (const folder of readdirSync(dump, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)) {
       for (const file of readdirSync(new URL(`${folder}/`, dump))) {
         const kind = detectKind(readFileSync(new URL(`${folder}/${file}`, dump), 'utf8'));
         const expected = file.endsWith('-buffer-assignment.txt') ? 'buffer-assignment' : file.endsWith('-memory-usage-report.txt') ? 'memory-report' : undefined;
