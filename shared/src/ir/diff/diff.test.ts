@@ -69,6 +69,9 @@ describe('diffModules on real captures', () => {
     expect(d.summary.matched).toBe(d.a.instructions);
     expect(d.pairs.every((p) => p.a.line === p.b.line && p.b.name === `n_${p.a.name.replace(/[.-]/g, '_')}`)).toBe(true);
     expect(d.computations.find((c) => c.a === 'main.2')).toMatchObject({ b: 'n_main_2' });
+    // Entry with entry, and each kept fusion's fused computation with its renamed self.
+    expect(d.computations.length).toBeGreaterThanOrEqual(d.fusionsKept.length + 1);
+    expect(d.computations.every((c) => c.b === `n_${c.a.replace(/[.-]/g, '_')}` && c.lineA === c.lineB)).toBe(true);
   });
 
   it('diffs two pass dumps of one module: the fusion pass forms a fusion from two unfused ops', () => {

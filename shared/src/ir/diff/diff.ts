@@ -58,7 +58,7 @@ export function diffModules(textA: string, textB: string, options: DiffOptions =
     identical: changed === 0 && added.length === 0 && removed.length === 0 && fusions.changes.length === 0 && spills.every((s) => s.change === 'kept' && s.a?.traffic === s.b?.traffic),
   };
   return {
-    a: sideA, b: sideB, summary, computations: pairComputations(a, b, m), pairs, removed, added,
+    a: sideA, b: sideB, summary, computations: pairComputations(a, b, m, fusions.keptNodes), pairs, removed, added,
     fusionsKept: fusions.kept, fusionChanges: fusions.changes, customCalls, spills,
     diagnostics: { a: diagnosticsOf(a), b: diagnosticsOf(b) },
   };
@@ -93,10 +93,11 @@ function lonelyCalls(g: DiffGraph, toOther: Int32Array): DiffCustomCall[] {
 }
 
 /**
- * Computations paired by where most of their matched instructions went, the entries always with
- * each other; greedy by votes, each computation in at most one pair. In text order of B.
+ * Computations paired: the entries with each other, the fused computations of kept fusions with
+ * each other, then the rest by where most of their matched instructions went (greedy by votes);
+ * each computation in at most one pair. In text order of B.
  */
-function pairComputations(a: DiffGraph, b: DiffGraph, m: Matching): ComputationPair[] {
+function pairComputations(a: DiffGraph, b: DiffGraph, m: Matching, keptFusions: readonly [number, number][]): ComputationPair[] {
   const votes = new Map<number, number>();
   const width = a.scopes.length;
   for (let j = 0; j < b.count; j++) {
@@ -120,6 +121,11 @@ function pairComputations(a: DiffGraph, b: DiffGraph, m: Matching): ComputationP
   const entryA = a.scopes.findIndex((s) => s.isEntry);
   const entryB = b.scopes.findIndex((s) => s.isEntry);
   if (entryA >= 0 && entryB >= 0) take(entryB, entryA, votes.get(entryB * width + entryA) ?? 0);
+  for (const [fa, fb] of keptFusions) {
+    const ca = a.calls[fa] as number;
+    const cb = b.calls[fb] as number;
+    if (ca >= 0 && cb >= 0) take(cb, ca, votes.get(cb * width + ca) ?? 0);
+  }
   for (const [key, n] of ranked) take(Math.floor(key / width), key % width, n);
   return out.sort((x, y) => x.b - y.b).map((x) => x.pair);
 }

@@ -7,6 +7,8 @@ const FREE = new Set(['constant', 'parameter', 'broadcast', 'iota', 'tuple', 'ge
 
 export interface FusionDiff {
   readonly kept: { readonly a: DiffKernel; readonly b: DiffKernel }[];
+  /** The kept fusions' nodes, A's then B's. */
+  readonly keptNodes: [number, number][];
   readonly changes: FusionChange[];
 }
 
@@ -21,11 +23,13 @@ export function diffFusions(a: DiffGraph, b: DiffGraph, m: Matching): FusionDiff
   const fromA = sources(b, a, m.bToA);
   const toB = sources(a, b, m.aToB);
   const kept: FusionDiff['kept'] = [];
+  const keptNodes: [number, number][] = [];
   const changes: FusionChange[] = [];
   for (const [f, srcs] of fromA) {
     const only = srcs.length === 1 ? (srcs[0] as number) : -1;
     if (only >= 0 && a.opcode[only] === 'fusion' && sameSet(toB.get(only), [f])) {
       kept.push({ a: kernelOf(a, only), b: kernelOf(b, f) });
+      keptNodes.push([only, f]);
     } else if (srcs.length === 0) {
       changes.push({ change: FusionChangeKind.added, a: [], b: [kernelOf(b, f)] });
     } else if (srcs.length > 1 || a.opcode[only] !== 'fusion') {
@@ -37,7 +41,7 @@ export function diffFusions(a: DiffGraph, b: DiffGraph, m: Matching): FusionDiff
     if (fused.length === 0) changes.push({ change: FusionChangeKind.gone, a: [kernelOf(a, g)], b: dsts.map((k) => kernelOf(b, k)) });
     else if (dsts.length > 1) changes.push({ change: FusionChangeKind.split, a: [kernelOf(a, g)], b: dsts.map((k) => kernelOf(b, k)) });
   }
-  return { kept, changes };
+  return { kept, keptNodes, changes };
 }
 
 /**
