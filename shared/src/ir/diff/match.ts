@@ -1,5 +1,8 @@
+import type { SourceRef } from '../types';
 import type { DiffGraph } from './side';
 import { MatchTier } from './types';
+
+const NO_SOURCE: SourceRef = Object.freeze({});
 
 /** How deep operand signatures go: an op, its operands, theirs, and theirs. */
 const DEEP = 3;
@@ -248,6 +251,9 @@ function operandsFirst(g: DiffGraph): Int32Array {
 class Levels {
   // One intern table for both sides, so equal signatures get equal numbers.
   private readonly intern = new Map<string, number>();
+  /** Source object → the number of its op_name/source text in `intern`. */
+  private readonly sources = new Map<SourceRef, number>();
+  private readonly idOf = (s: string): number => this.id(s);
   private readonly graphs: readonly [DiffGraph, DiffGraph];
   /** By side, then depth: NaN until computed. */
   private readonly memo: [Float64Array[], Float64Array[]] = [[], []];
@@ -274,7 +280,7 @@ class Levels {
     if (!Number.isNaN(known)) return known;
     let v: number;
     if (depth === 0) {
-      v = this.id(own(g, i, this.tier));
+      v = this.id(own(g, i, this.tier, this.sources, this.idOf));
     } else {
       const self = this.sig(side, i, depth - 1);
       let h1 = mix(0x9e3779b9, self);
@@ -312,15 +318,27 @@ function mix(h: number, v: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-/** An op's own part: opcode, type, its number (parameter, tuple element), target, op_name, source. */
-function own(g: DiffGraph, i: number, tier: Tier): string {
+/**
+ * An op's own part: opcode, type, its number (parameter, tuple element), target, then op_name and
+ * source as the tier wants them. The source part is built once per distinct source object (the
+ * index shares one among the instructions printing the same metadata) and interned by value, so
+ * equal sources of the two modules get one number.
+ */
+function own(g: DiffGraph, i: number, tier: Tier, sources: Map<SourceRef, number>, intern: (s: string) => number): string {
   let s = `${g.opcode[i] as string} ${g.type[i] as string}`;
   const n = g.number[i] as number;
   if (n >= 0) s += ` #${n}`;
   const target = g.target[i];
   if (target !== undefined) s += ` ${target}`;
-  const source = g.keys[i]?.source;
-  if (tier.opName) s += ` @${source?.opName ?? ''}`;
-  if (tier.source) s += ` ${source?.file ?? ''}:${source?.line ?? ''}:${source?.column ?? ''}`;
-  return s;
+  if (!tier.opName && !tier.source) return s;
+  const source = g.keys[i]?.source ?? NO_SOURCE;
+  let id = sources.get(source);
+  if (id === undefined) {
+    let text = '';
+    if (tier.opName) text += `@${source.opName ?? ''}`;
+    if (tier.source) text += ` ${source.file ?? ''}:${source.line ?? ''}:${source.column ?? ''}`;
+    id = intern(text);
+    sources.set(source, id);
+  }
+  return `${s} ${id}`;
 }

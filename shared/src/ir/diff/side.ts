@@ -27,7 +27,7 @@ export class DiffGraph {
   /** `parameter(N)`'s N, `get-tuple-element`'s index, else -1. */
   readonly number: number[] = [];
   /** 1-based line of each node. */
-  readonly lines: number[] = [];
+  readonly lines: Int32Array;
   /** Computation id of each node; `scopes` names them. */
   readonly comp: number[] = [];
   readonly scopes: { readonly name: string; readonly line: number; readonly isEntry: boolean; root: number; fusion: number }[] = [];
@@ -61,6 +61,7 @@ export class DiffGraph {
     let open: HloComputation | undefined;
     let scopeId = -1;
     const types = new Map<string, string>();
+    const froms: number[] = [];
     const add = (ins: HloInstruction, scope: HloComputation) => {
       if (open !== scope) {
         open = scope;
@@ -79,7 +80,7 @@ export class DiffGraph {
       }
       this.type.push(type);
       this.number.push(ins.number);
-      this.lines.push(lineMap.lineAt(ins.from));
+      froms.push(ins.from);
       this.comp.push(scopeId);
       // `ins` is one record rewritten for the next instruction: keep copies only.
       starts.push(names.length);
@@ -98,6 +99,8 @@ export class DiffGraph {
     starts.push(names.length);
     this.misaligned = keys.length !== this.count || keys.some((k, i) => k.name !== this.name[i]);
     this.keys = this.misaligned ? [] : keys;
+    // The index's keys carry each line; a text the two readings disagree on gets them looked up.
+    this.lines = this.misaligned ? Int32Array.from(froms, (f) => lineMap.lineAt(f)) : Int32Array.from(keys, (k) => k.line);
     this.opFrom = Int32Array.from(starts);
     this.rawOperands = new Int32Array(names.length);
     this.operands = new Int32Array(names.length);
