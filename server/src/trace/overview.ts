@@ -1,48 +1,31 @@
-import type Database from 'better-sqlite3';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import { decodeBlock, encodeWindowColumns, eventWindow, WINDOW_COLUMNS_VERSION, type TraceSummary } from '@seam/shared/trace';
-import { TRACE_FORM_VERSION } from './stored-form';
+import { decodeBlock, encodeWindowColumns, eventWindow, type TraceSummary } from '@seam/shared/trace';
+import { OVERVIEW_EVENTS, OVERVIEW_VERSION } from './stored-form';
 import type { TraceStore } from './store';
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
 
-/** Events an overview keeps per track: about two per pixel of a wide timeline, as many as the view's windows ask for. */
-export const OVERVIEW_EVENTS = 4096;
-/** Changes when what an overview holds changes: one stored in another is computed again. */
-const OVERVIEW_VERSION = `${TRACE_FORM_VERSION}.${WINDOW_COLUMNS_VERSION}.${OVERVIEW_EVENTS}`;
+export { OVERVIEW_EVENTS } from './stored-form';
 
 /**
  * Overviews of stored traces: the whole trace's window of each track at {@link OVERVIEW_EVENTS}
  * (past it, the longest event of each equal time bucket), in columns (`encodeWindowColumns`),
- * gzipped; what a timeline draws first, in one small answer. Computed from the stored blocks on the
- * first request for a trace, stored (`trace_overviews`, keyed by content and `OVERVIEW_VERSION`) and
+ * gzipped; what a timeline draws first, in one small answer. The reduction writes it beside the
+ * blocks (`storedForm`); for a reduction stored before overviews were (or in another
+ * `OVERVIEW_VERSION`) it is computed here from the stored blocks on the first request, stored and
  * kept, so later requests, after a restart too, read one row. Concurrent first requests share one
  * computation.
  */
 export class TraceOverviews {
-  private readonly getStmt;
-  private readonly putStmt;
   private readonly computing = new Map<string, Promise<Buffer>>();
 
-  constructor(
-    db: Database.Database,
-    private readonly traces: TraceStore,
-  ) {
-    db.exec(`CREATE TABLE IF NOT EXISTS trace_overviews (
-  sha256 TEXT NOT NULL REFERENCES blobs(sha256),
-  version TEXT NOT NULL,
-  gzip BLOB NOT NULL,
-  PRIMARY KEY (sha256, version)
-)`);
-    this.getStmt = db.prepare<[string, string], { gzip: Buffer }>('SELECT gzip FROM trace_overviews WHERE sha256 = ? AND version = ?');
-    this.putStmt = db.prepare('INSERT OR REPLACE INTO trace_overviews (sha256, version, gzip) VALUES (?, ?, ?)');
-  }
+  constructor(private readonly traces: TraceStore) {}
 
   /** The gzipped overview of the stored reduction `sha256` (which must exist), computing and storing it the first time. */
   async get(sha256: string): Promise<Buffer> {
-    const stored = this.getStmt.get(sha256, OVERVIEW_VERSION)?.gzip;
+    const stored = this.traces.overview(sha256);
     if (stored) return stored;
     let pending = this.computing.get(sha256);
     if (!pending) {
@@ -68,7 +51,7 @@ export class TraceOverviews {
       windows.push(eventWindow(t.id, blocks, strings, summary.startUs, summary.endUs, OVERVIEW_EVENTS));
     }
     const gz = await gzipAsync(encodeWindowColumns(summary.startUs, summary.endUs, windows));
-    this.putStmt.run(sha256, OVERVIEW_VERSION, gz);
+    this.traces.putOverview(sha256, gz);
     return gz;
   }
 }

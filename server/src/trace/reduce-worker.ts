@@ -67,7 +67,7 @@ parentPort?.on('message', async (msg: ReduceRequest) => {
     // What the trace held is garbage from here on, whatever comes next.
     reduction = undefined;
     const stored = await done.end();
-    const transfer = [stored.summary, stored.ops, stored.strings, ...stored.blocks.map((b) => b.gzip)].map((b) => b.buffer as ArrayBuffer);
+    const transfer = [stored.summary, stored.ops, stored.strings, stored.overview, ...stored.blocks.map((b) => b.gzip)].map((b) => b.buffer as ArrayBuffer);
     reply({ type: 'done', stored }, transfer);
   } catch (err) {
     reduction = undefined;

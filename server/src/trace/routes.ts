@@ -35,7 +35,7 @@ export function traceRoutes(deps: AppDeps): Hono {
   const { store } = deps;
   const app = new Hono();
   const strings = new Map<string, readonly string[]>();
-  const overviews = new TraceOverviews(store.db, store.traces);
+  const overviews = new TraceOverviews(store.traces);
 
   const traceOf = (c: Context): DocumentMeta => {
     const roomId = c.req.param('id') ?? '';
