@@ -87,6 +87,15 @@ describe('bringing a real JAX dump folder into a room', () => {
     await expectRealDump(room, json);
   });
 
+  it('takes a tar.gz packed from inside the folder (`tar -C dump .`, whose first entry is ./)', async () => {
+    const room = await createRoom(server, 'tar.gz from inside');
+    const tgz = execFileSync('tar', ['czf', '-', '-C', join(dir, 'dump'), '.'], { maxBuffer: 1 << 28 });
+    const { status, json } = await postImport(server, room, tgz, TYPES['tar.gz']);
+    expect(status).toBe(201);
+    expect(json.added + json.skipped.length).toBe(files.length);
+    expect(json.added).toBeGreaterThan(0);
+  });
+
   it('tells a zip, a tar and a tar.gz sent as application/octet-stream by their first bytes', async () => {
     const members = files.filter((f) => /\.jit_f\.(before|cpu_after)_optimizations\.txt$/.test(f)).map((f) => ({ name: f, data: readFileSync(join(dir, f)) }));
     expect(members).toHaveLength(2);

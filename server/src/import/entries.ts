@@ -40,13 +40,14 @@ export async function stageEntries(staging: BlobStaging, roomId: string, entries
   let total = 0;
   try {
     for await (const entry of entries) {
-      const problem = importPathProblem(entry.path);
-      if (problem) throw unsafePath(`${JSON.stringify(entry.path.slice(0, 200))}: ${problem}`);
-      const path = normalizeImportPath(entry.path);
+      // A folder entry keeps nothing (`./`, which `tar -C dir .` writes first, among them): only files' paths are checked.
       if (entry.type === 'directory') {
         await drain(entry.body);
         continue;
       }
+      const problem = importPathProblem(entry.path);
+      if (problem) throw unsafePath(`${JSON.stringify(entry.path.slice(0, 200))}: ${problem}`);
+      const path = normalizeImportPath(entry.path);
       if (entry.type === 'link') throw unsafePath(`${path} is a link; an import takes files and folders only`);
       if (entry.type === 'other') throw unsafePath(`${path} is a device or special file; an import takes files and folders only`);
       if (files.length >= limits.importFiles) throw new ApiError(ErrorCode.tooManyFiles, `an import may hold at most ${limits.importFiles} files (SEAM_IMPORT_FILES)`);
