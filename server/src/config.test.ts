@@ -16,7 +16,7 @@ describe('loadConfig', () => {
 
   it('reads the limits that bound the work of one member, with safe defaults', () => {
     expect(DEFAULT_CONFIG.limits).toMatchObject({
-      roomsPerMinute: 20, roomsPerHour: 1000, maxRooms: 100_000, documentsPerRoom: 200, roomDocumentBytes: 512 * 1024 * 1024,
+      roomsPerMinute: 20, roomsPerHour: 1000, maxRooms: 100_000, documentsPerRoom: 5000, roomDocumentBytes: 512 * 1024 * 1024,
       itemsPerUpdate: 20_000, itemsPerSecond: 10_000, itemsBurst: 40_000, awarenessStateBytes: 16 * 1024, awarenessClientsPerSocket: 4,
       analyzeChars: 64 * 1024 * 1024, analyzerWorkers: 2, analyzerQueue: 8, analyzerHeapMb: 2048, analyzerSeconds: 120,
     });

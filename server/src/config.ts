@@ -32,7 +32,7 @@ export interface Limits {
   readonly roomsPerHour: number;
   /** Rooms the server may hold in all; one more is refused with `quota_exceeded`. Default 100,000. */
   readonly maxRooms: number;
-  /** Documents one room may hold; one more is refused with `quota_exceeded`. Default 200. */
+  /** Documents one room may hold; one more is refused with `quota_exceeded`. Default 5,000: a dump folder with every pass dumped brings dozens per module. */
   readonly documentsPerRoom: number;
   /** Dump bytes (uncompressed) one room's documents may hold in all; default 512 MiB. */
   readonly roomDocumentBytes: number;
@@ -111,7 +111,7 @@ export const DEFAULT_LIMITS: Limits = {
   roomsPerMinute: 20,
   roomsPerHour: 1000,
   maxRooms: 100_000,
-  documentsPerRoom: 200,
+  documentsPerRoom: 5000,
   roomDocumentBytes: 512 * 1024 * 1024,
   itemsPerUpdate: 20_000,
   itemsPerSecond: 10_000,
