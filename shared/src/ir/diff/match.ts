@@ -249,11 +249,10 @@ function operandsFirst(g: DiffGraph): Int32Array {
  * few ops left and their operands.
  */
 class Levels {
-  // One intern table for both sides, so equal signatures get equal numbers.
+  // One intern table for both sides, so equal names and texts get equal numbers.
   private readonly intern = new Map<string, number>();
   /** Source object → the number of its op_name/source text in `intern`. */
   private readonly sources = new Map<SourceRef, number>();
-  private readonly idOf = (s: string): number => this.id(s);
   private readonly graphs: readonly [DiffGraph, DiffGraph];
   /** By side, then depth: NaN until computed. */
   private readonly memo: [Float64Array[], Float64Array[]] = [[], []];
@@ -280,7 +279,7 @@ class Levels {
     if (!Number.isNaN(known)) return known;
     let v: number;
     if (depth === 0) {
-      v = this.id(own(g, i, this.tier, this.sources, this.idOf));
+      v = this.own(g, i);
     } else {
       const self = this.sig(side, i, depth - 1);
       let h1 = mix(0x9e3779b9, self);
@@ -305,6 +304,39 @@ class Levels {
     }
     return n;
   }
+
+  /**
+   * An op's own part, hashed from interned numbers (no string is built per op): opcode, type
+   * without layout, its number (parameter, tuple element), custom-call target, then op_name and
+   * source position as the tier wants them. The source's number is worked out once per distinct
+   * source object (the index shares one among the instructions printing the same metadata) and
+   * interned by value, so equal sources of the two modules get one number.
+   */
+  private own(g: DiffGraph, i: number): number {
+    const opcode = this.id(g.opcode[i] as string);
+    const type = this.id(g.type[i] as string);
+    const target = g.target[i] === undefined ? -1 : this.id(g.target[i] as string);
+    const number = g.number[i] as number;
+    const source = this.sourceId(g, i);
+    const h1 = mix(mix(mix(mix(mix(0x2545f491, opcode), type), number), target), source);
+    const h2 = mix(mix(mix(mix(mix(0x68e31da4, source), target), number), type), opcode);
+    return (h1 >>> 0) * 0x200000 + (h2 >>> 11);
+  }
+
+  private sourceId(g: DiffGraph, i: number): number {
+    const tier = this.tier;
+    if (!tier.opName && !tier.source) return -1;
+    const source = g.keys[i]?.source ?? NO_SOURCE;
+    let id = this.sources.get(source);
+    if (id === undefined) {
+      let text = '\u0000';
+      if (tier.opName) text += `@${source.opName ?? ''}`;
+      if (tier.source) text += ` ${source.file ?? ''}:${source.line ?? ''}:${source.column ?? ''}`;
+      id = this.id(text);
+      this.sources.set(source, id);
+    }
+    return id;
+  }
 }
 
 /** Mixes a number (an interned id or an earlier hash, up to 53 bits) into a 32-bit hash. */
@@ -316,29 +348,4 @@ function mix(h: number, v: number): number {
   h = Math.imul(h ^ hi, 0x1b873593);
   h = (h << 13) | (h >>> 19);
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-
-/**
- * An op's own part: opcode, type, its number (parameter, tuple element), target, then op_name and
- * source as the tier wants them. The source part is built once per distinct source object (the
- * index shares one among the instructions printing the same metadata) and interned by value, so
- * equal sources of the two modules get one number.
- */
-function own(g: DiffGraph, i: number, tier: Tier, sources: Map<SourceRef, number>, intern: (s: string) => number): string {
-  let s = `${g.opcode[i] as string} ${g.type[i] as string}`;
-  const n = g.number[i] as number;
-  if (n >= 0) s += ` #${n}`;
-  const target = g.target[i];
-  if (target !== undefined) s += ` ${target}`;
-  if (!tier.opName && !tier.source) return s;
-  const source = g.keys[i]?.source ?? NO_SOURCE;
-  let id = sources.get(source);
-  if (id === undefined) {
-    let text = '';
-    if (tier.opName) text += `@${source.opName ?? ''}`;
-    if (tier.source) text += ` ${source.file ?? ''}:${source.line ?? ''}:${source.column ?? ''}`;
-    id = intern(text);
-    sources.set(source, id);
-  }
-  return `${s} ${id}`;
 }

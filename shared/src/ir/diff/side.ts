@@ -55,11 +55,14 @@ export class DiffGraph {
 
   constructor(text: string, kind: DocumentKind = DocumentKind.hloOpt) {
     const lineMap = new LineMap(text);
-    // Operand names, all nodes' in one list: node i's from `starts[i]`.
-    const names: string[] = [];
+    // Operands, all nodes' in one list (node i's from `starts[i]`), resolved as they are read:
+    // XLA prints an operand before its users; a name not yet defined is looked up at the end.
+    const raw: number[] = [];
+    const later: { at: number; name: string }[] = [];
     const starts: number[] = [];
     let open: HloComputation | undefined;
     let scopeId = -1;
+    let names = new Map<string, number>();
     const types = new Map<string, string>();
     const froms: number[] = [];
     const add = (ins: HloInstruction, scope: HloComputation) => {
@@ -67,7 +70,8 @@ export class DiffGraph {
         open = scope;
         scopeId = this.scopes.length;
         this.scopes.push({ name: scope.name, line: lineMap.lineAt(scope.from), isEntry: scope.isEntry, root: NONE, fusion: NONE });
-        this.byScope.push(new Map());
+        names = new Map();
+        this.byScope.push(names);
       }
       const i = this.name.length;
       this.name.push(ins.name);
@@ -83,12 +87,16 @@ export class DiffGraph {
       froms.push(ins.from);
       this.comp.push(scopeId);
       // `ins` is one record rewritten for the next instruction: keep copies only.
-      starts.push(names.length);
-      for (const o of ins.operands) names.push(o);
+      starts.push(raw.length);
+      for (const o of ins.operands) {
+        const at = names.get(o);
+        if (at === undefined) later.push({ at: raw.length, name: o });
+        raw.push(at ?? NONE);
+      }
       this.fusionKind.push(ins.attrs?.fusionKind);
       this.target.push(ins.attrs?.customCallTarget);
       this.calls.push(NONE);
-      (this.byScope[scopeId] as Map<string, number>).set(ins.name, i);
+      names.set(ins.name, i);
       const s = this.scopes[scopeId];
       if (s && (ins.isRoot || s.root === NONE)) s.root = i;
       if (ins.opcode === 'fusion') this.callsName.set(i, ins.attrs?.calls?.[0] ?? '');
@@ -96,21 +104,21 @@ export class DiffGraph {
     this.analysis = indexHlo(text, kind, add);
     const keys = this.analysis.index.keys;
     this.count = this.name.length;
-    starts.push(names.length);
+    starts.push(raw.length);
     this.misaligned = keys.length !== this.count || keys.some((k, i) => k.name !== this.name[i]);
     this.keys = this.misaligned ? [] : keys;
     // The index's keys carry each line; a text the two readings disagree on gets them looked up.
     this.lines = this.misaligned ? Int32Array.from(froms, (f) => lineMap.lineAt(f)) : Int32Array.from(keys, (k) => k.line);
     this.opFrom = Int32Array.from(starts);
-    this.rawOperands = new Int32Array(names.length);
-    this.operands = new Int32Array(names.length);
-    this.link(names);
+    this.rawOperands = Int32Array.from(raw);
+    this.operands = new Int32Array(raw.length);
+    this.link(later);
   }
 
   /** Fusion node → the name of the computation it calls, until `link` resolves it. */
   private readonly callsName = new Map<number, string>();
 
-  private link(names: readonly string[]): void {
+  private link(later: readonly { readonly at: number; readonly name: string }[]): void {
     this.scopes.forEach((s, id) => {
       const same = this.scopeIds.get(s.name);
       if (same) same.push(id);
@@ -123,9 +131,13 @@ export class DiffGraph {
       if (s && s.fusion === NONE) s.fusion = node;
     }
     const from = this.opFrom;
-    for (let i = 0; i < this.count; i++) {
-      const scope = this.byScope[this.comp[i] as number] as Map<string, number>;
-      for (let k = from[i] as number; k < (from[i + 1] as number); k++) this.rawOperands[k] = scope.get(names[k] as string) ?? NONE;
+    if (later.length > 0) {
+      // Operands named before they were defined, in slot order: walk the nodes alongside.
+      let node = 0;
+      for (const { at, name } of later) {
+        while ((from[node + 1] as number) <= at) node++;
+        this.rawOperands[at] = this.byScope[this.comp[node] as number]?.get(name) ?? NONE;
+      }
     }
     for (let i = 0; i < this.count; i++) {
       for (let k = from[i] as number; k < (from[i + 1] as number); k++) this.operands[k] = this.resolve(this.rawOperands[k] as number);
