@@ -196,7 +196,7 @@ describe('a JAX dump folder brought into a room from the browser', () => {
     await group.getByRole('button', { name: `${passes} pass dumps` }).click();
     expect(await group.getByRole('list', { name: 'module 0000 jit_mlp: pass dumps' }).locator('button.doc').count()).toBe(passes);
 
-    await group.getByRole('button', { name: /^HLO·opt cpu_after_optimizations\.txt/ }).click();
+    await group.getByRole('button', { name: /^HLO·opt after optimizations \(cpu\)/ }).click();
     await pressAfresh(page, 'Split view');
     await pressAfresh(page, 'Mapping');
     const bar = page.getByRole('status', { name: 'Split view group' });

@@ -104,7 +104,7 @@ describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
     const res = await fetch(`${server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
     expect(res.status).toBe(201);
     const bo = await openAs(browser, room.links.owner, 'Bo', errors);
-    await openDocument(bo.page, 'cpu_after_optimizations.txt', 'HloModule jit_mlp');
+    await openDocument(bo.page, 'after optimizations (cpu)', 'HloModule jit_mlp');
     const passes = bo.page.getByRole('region', { name: 'Pass sequence' });
     const rows = passes.getByRole('list', { name: 'Passes in order' }).getByRole('listitem');
     await expect.poll(() => rows.count(), { timeout: 20_000 }).toBeGreaterThan(0);
@@ -122,7 +122,7 @@ describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
     const spill = bo.page.getByRole('region', { name: 'Spills' }).getByRole('row').filter({ hasText: 'ynn_fusion' }).locator('.allocation');
     await expect.poll(async () => (await spill.textContent()) ?? '', { timeout: 15_000 }).toContain('live at the peak');
 
-    await bo.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /cpu_after_optimizations-buffer-assignment\.txt/ }).click();
+    await bo.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /^BUFS buffer assignment / }).click();
     const view = bo.page.getByRole('region', { name: 'Buffer assignment' });
     const ynn = view.locator('tr[data-allocation="7"] li').filter({ hasText: 'ynn_fusion' });
     await expect.poll(async () => (await ynn.textContent()) ?? '', { timeout: 15_000 }).toContain('peak');

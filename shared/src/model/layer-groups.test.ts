@@ -32,6 +32,12 @@ describe('layerGroups', () => {
     expect(pickLayerDocs(groupOf(list, list[1]!)).hlo?.id).toBe('b');
   });
 
+  it('tells apart module groups of one name from different folders by their folder', () => {
+    const at = (groupId: string, path: string): ModuleRef => ({ groupId, name: 'jit_mlp', number: 0, path });
+    const list = [doc('a', 'hlo', { module: at('g1', 'mlp/module_0000.jit_mlp.before_optimizations.txt') }), doc('b', 'hlo', { module: at('g2', 'mlp-passes/module_0000.jit_mlp.before_optimizations.txt') }), doc('c', 'hlo', { module: mod('g3', 'jit_other', 1) })];
+    expect(layerGroups(list).map((g) => g.label)).toEqual(['module 0000 jit_mlp · mlp', 'module 0000 jit_mlp · mlp-passes', 'module 0001 jit_other']);
+  });
+
   it('prefers optimized HLO, or the document asked for', () => {
     const list = [doc('h', 'hlo'), doc('o', 'hlo-opt'), doc('j', 'jaxpr')];
     expect(pickLayerDocs(list).hlo?.id).toBe('o');

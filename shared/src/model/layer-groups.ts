@@ -93,7 +93,18 @@ export function layerGroups(list: readonly DocumentMeta[]): LayerGroup[] {
     out.push({ key, kind: d.captureId !== undefined ? 'capture' : 'module', label, docs: fresh });
   }
   for (const docs of members.values()) docs.sort(byListOrder);
-  return out;
+  return distinctLabels(out);
+}
+
+/** Module groups of one name from different folders (two dump folders of one program) are told apart by their folder. */
+function distinctLabels(groups: LayerGroup[]): LayerGroup[] {
+  const count = new Map<string, number>();
+  for (const g of groups) if (g.kind === 'module') count.set(g.label, (count.get(g.label) ?? 0) + 1);
+  return groups.map((g) => {
+    const path = g.docs[0]?.module?.path ?? '';
+    const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    return g.kind === 'module' && (count.get(g.label) ?? 0) > 1 && folder !== '' ? { ...g, label: `${g.label} · ${folder}` } : g;
+  });
 }
 
 function byListOrder(a: DocumentMeta, b: DocumentMeta): number {

@@ -27,7 +27,12 @@ describe('listGroups', () => {
 
 describe('titleInGroup', () => {
   it("drops the module prefix XLA's file names repeat, and keeps other titles whole", () => {
-    expect(titleInGroup(doc('x', 'hlo-opt', { ...m(), title: 'dump/xla/module_0008.jit_mlp.cpu_after_optimizations.txt' }))).toBe('cpu_after_optimizations.txt');
+    expect(titleInGroup(doc('x', 'hlo-opt', { ...m(), title: 'dump/xla/module_0008.jit_mlp.cpu_after_optimizations.txt' }))).toBe('after optimizations (cpu)');
+    expect(titleInGroup(doc('x', 'hlo', { ...m(), title: 'dump/xla/module_0008.jit_mlp.before_optimizations.txt' }))).toBe('before optimizations');
+    expect(titleInGroup(doc('x', 'buffer-assignment', { ...m(), title: 'module_0008.jit_mlp.cpu_after_optimizations-buffer-assignment.txt' }))).toBe('buffer assignment');
+    expect(titleInGroup(doc('x', 'text', { ...m(), title: 'module_0008.jit_mlp.cpu_after_optimizations-buffer-assignment-values.txt' }))).toBe('buffer assignment: values');
+    expect(titleInGroup(doc('x', 'text', { ...m(), title: 'module_0008.jit_mlp.gpu_after_optimizations-live-range.txt' }))).toBe('live ranges');
+    expect(titleInGroup(doc('x', 'memory-report', { ...m(), title: 'module_0008.jit_mlp.cpu_after_optimizations-memory-usage-report.txt' }))).toBe('memory-usage report');
     expect(titleInGroup(doc('x', 'jaxpr', { ...m(), title: 'dump/jax/jax_000004_mlp.jaxpr.txt' }))).toBe('jax_000004_mlp.jaxpr.txt');
     expect(titleInGroup(doc('x', 'stablehlo', { ...m(), title: 'dump/xla/module_0008.jit_mlp/module.mlir' }))).toBe('module.mlir');
     // Another module's prefix, or nothing after it, stays.

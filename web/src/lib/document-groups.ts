@@ -28,8 +28,25 @@ export function titleInGroup(d: DocumentMeta): string {
   if (!m) return d.title;
   const base = d.title.slice(d.title.lastIndexOf('/') + 1) || d.title;
   const prefix = /^module_\d+\.([^.]+)\./.exec(base);
-  return prefix?.[1] === m.name && base.length > prefix[0].length ? base.slice(prefix[0].length) : base;
+  const rest = prefix?.[1] === m.name && base.length > prefix[0].length ? base.slice(prefix[0].length) : base;
+  return XLA_PARTS.find(([re]) => re.test(rest))?.[1](rest) ?? rest;
 }
+
+/**
+ * What XLA's file names say, in words: `cpu_after_optimizations-buffer-assignment-values.txt` and
+ * `cpu_after_optimizations-live-range.txt` would both be cut to `cpu_after_opti…` in the side panel.
+ */
+const XLA_PARTS: ReadonlyArray<readonly [RegExp, (s: string) => string]> = [
+  [/^before_optimizations\.txt$/, () => 'before optimizations'],
+  [/^(\w+?)_after_optimizations\.txt$/, (s) => `after optimizations (${s.split('_after_')[0]})`],
+  [/^after_optimizations\.txt$/, () => 'after optimizations'],
+  [/after_optimizations-buffer-assignment\.txt$/, () => 'buffer assignment'],
+  [/after_optimizations-buffer-assignment-values\.txt$/, () => 'buffer assignment: values'],
+  [/after_optimizations-live-range\.txt$/, () => 'live ranges'],
+  [/after_optimizations-memory-usage-report\.txt$/, () => 'memory-usage report'],
+  [/^ir-no-opt\.ll$/, () => 'LLVM IR before optimization'],
+  [/^ir-with-opt\.ll$/, () => 'LLVM IR'],
+];
 
 /** A pass dump as a row of its group: `0005 call-inliner` (`before` when it is the state before a pass), with its pipeline when known. */
 export function passLabel(d: DocumentMeta): string {
