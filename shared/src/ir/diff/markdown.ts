@@ -13,13 +13,13 @@ const LISTED = 50;
 export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; readonly b: string } = { a: 'A', b: 'B' }, limit = LISTED): string {
   const s = d.summary;
   const out: string[] = [`# Diff: ${cell(names.a)} → ${cell(names.b)}`, ''];
-  out.push(s.identical ? 'The modules compute the same ops, fused and spilled alike.' : `${s.matched} instructions matched (${s.changed} of them not exactly), ${s.removed} removed, ${s.added} added.`, '');
+  out.push(s.identical ? 'The modules compute the same ops, fused and spilled alike.' : `${n(s.matched)} instructions matched (${n(s.changed)} of them not exactly), ${n(s.removed)} removed, ${n(s.added)} added.`, '');
   out.push('| | A | B |', '|---|---:|---:|');
-  out.push(`| text | ${formatBytes(d.a.bytes)}, ${d.a.lines} lines | ${formatBytes(d.b.bytes)}, ${d.b.lines} lines |`);
-  out.push(`| instructions | ${d.a.instructions} | ${d.b.instructions} |`);
-  out.push(`| fusions | ${d.a.fusions} | ${d.b.fusions} |`);
-  out.push(`| custom calls | ${d.a.customCalls} | ${d.b.customCalls} |`);
-  out.push(`| spill candidates | ${d.a.spills} | ${d.b.spills} |`);
+  out.push(`| text | ${formatBytes(d.a.bytes)}, ${n(d.a.lines)} lines | ${formatBytes(d.b.bytes)}, ${n(d.b.lines)} lines |`);
+  out.push(`| instructions | ${n(d.a.instructions)} | ${n(d.b.instructions)} |`);
+  out.push(`| fusions | ${n(d.a.fusions)} | ${n(d.b.fusions)} |`);
+  out.push(`| custom calls | ${n(d.a.customCalls)} | ${n(d.b.customCalls)} |`);
+  out.push(`| spill candidates | ${n(d.a.spills)} | ${n(d.b.spills)} |`);
   out.push(`| spill traffic | ${formatBytes(d.a.traffic)} | ${formatBytes(d.b.traffic)} |`, '');
   const f = s.fusions;
   out.push(`## Fusions: ${f.kept} kept, ${f.formed} formed, ${f.split} split, ${f.gone} gone, ${f.added} added`, '');
@@ -63,6 +63,11 @@ export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; reado
   const diags = [...d.diagnostics.a.map((x) => `A: ${x.severity}: ${x.message}`), ...d.diagnostics.b.map((x) => `B: ${x.severity}: ${x.message}`)];
   if (diags.length > 0) out.push('## Diagnostics', '', ...diags.map((x) => `- ${cell(x)}`), '');
   return out.join('\n');
+}
+
+/** `117765` → `117,765`. */
+function n(x: number): string {
+  return x.toLocaleString('en-US');
 }
 
 function more(out: string[], total: number, limit: number): void {
