@@ -91,6 +91,24 @@ describe('diffModules on real captures', () => {
     expect(d.spills).toEqual([]);
   });
 
+  it('names a custom-call kernel that a plain dot replaced, and the value it wrote', () => {
+    const tpu = readFileSync(new URL('../../../../test/fixtures/xla-dump/tpu/pallas-matmul.hlo', import.meta.url), 'utf8');
+    // Line 11's Pallas kernel becomes an XLA dot of the same operands and result.
+    const lines = tpu.split('\n');
+    expect(lines[10]).toContain('%custom-call.3 = f32[1024,256]{1,0} custom-call(%Arg_0.1, %Arg_1.2), custom_call_target="tpu_custom_call"');
+    lines[10] = '  %dot.3 = f32[1024,256]{1,0} dot(%Arg_0.1, %Arg_1.2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={op_name="jit(func)/jit(main)/dot_general"}';
+    const d = diffModules(tpu, lines.join('\n').replace('fusion(%custom-call.3)', 'fusion(%dot.3)'));
+    expect(d.customCalls).toEqual({
+      added: [],
+      removed: [{ name: 'custom-call.3', scope: 'main.6', line: 11, target: 'tpu_custom_call', kernelName: 'matmul_kernel', inputBytes: (1024 * 512 + 512 * 256) * 4, outputBytes: 1024 * 256 * 4 }],
+    });
+    expect(d.removed.map((i) => i.name)).toEqual(['custom-call.3']);
+    expect(d.added.map((i) => [i.name, i.opcode, i.line])).toEqual([['dot.3', 'dot', 11]]);
+    expect(d.spills.map((s) => [s.change, s.a?.name ?? s.b?.name, (s.a ?? s.b)?.bytes])).toEqual([['disappeared', 'custom-call.3', 1_048_576], ['appeared', 'dot.3', 1_048_576]]);
+    // The fusion reading it is the same fusion: its multiply pairs, operands aside.
+    expect(d.fusionsKept.map((f) => [f.a.name, f.b.name])).toEqual([['multiply_fusion', 'multiply_fusion']]);
+  });
+
   it('reads damaged and hostile input without throwing, saying what it could not read', () => {
     const text = fixture('mlp');
     for (const cut of [0, 1, 100, 1000, text.length >> 1, text.length - 3]) {
