@@ -46,6 +46,11 @@ describe('diffModules on real captures', () => {
     // The fusion that computed it is merged into B's forward gelu fusion.
     const formed = d.fusionChanges.find((c) => c.change === 'formed' && c.a.some((k) => k.name === 'multiply_tanh_fusion.1'));
     expect(formed?.b.map((k) => k.name)).toEqual(['multiply_multiply_fusion.1']);
+    // Read the other way, that gelu fusion of B is split in A: the tanh saved apart from the rest.
+    const back = diffModules(fixture('mlp_remat'), fixture('mlp'));
+    expect(back.fusionChanges.filter((c) => c.change === 'split').map((c) => [c.a.map((k) => [k.name, k.line]), c.b.map((k) => [k.name, k.line])])).toEqual([
+      [[['multiply_multiply_fusion.1', 210]], [['multiply_tanh_fusion.1', 198], ['multiply_multiply_fusion.1', 199]]],
+    ]);
   });
 
   it('finds nothing between a module and itself', () => {
@@ -89,6 +94,9 @@ describe('diffModules on real captures', () => {
       b: [{ name: 'multiply_convert_fusion', scope: 'main.3', line: 61, opcode: 'fusion', kind: 'kLoop' }],
     }]);
     expect(d.spills).toEqual([]);
+    // Read the other way, the fusion is gone: its ops are the two unfused ops again.
+    const back = diffModules(pass('0025'), pass('0024'), { kindA: 'hlo', kindB: 'hlo' });
+    expect(back.fusionChanges).toEqual([{ change: 'gone', a: d.fusionChanges[0]?.b, b: d.fusionChanges[0]?.a }]);
   });
 
   it('names a custom-call kernel that a plain dot replaced, and the value it wrote', () => {
