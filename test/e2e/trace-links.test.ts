@@ -8,6 +8,7 @@ import { launchBrowser, openAs, startWebServer, WEB_DIST, type Person } from '..
 import { addDocument, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 import { ATTENTION } from './capture-kit';
 import { ATTENTION_HLO, ATTENTION_TRACE_GZ } from '../helpers/attention-capture';
+import { dropFiles } from '../helpers/dump-room';
 
 /**
  * Traces in by the browser (the + picker and a drop, streamed as raw bodies) and the links between
@@ -33,17 +34,6 @@ const opsOf = async (docId: string): Promise<OpAggregate[]> =>
   (await (await fetch(`${server.url}/api/rooms/${room.id}/documents/${docId}/trace/ops`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } })).json()) as OpAggregate[];
 const opRows = (page: Page) => page.getByRole('region', { name: 'Op table' }).locator('tbody tr');
 const canvas = (page: Page) => page.locator('canvas[aria-label^="Timeline"]');
-
-/** Drops `files` on the room as a person dragging them from the desktop would (a DataTransfer of Files). */
-async function dropFiles(page: Page, files: { name: string; bytes: Buffer }[]): Promise<void> {
-  await page.evaluate(async (list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name));
-    const room = document.querySelector('[aria-label="Room"]')!;
-    room.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    room.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') })));
-}
 
 /** The trace's document once the room lists it, and its trace view open with as many rows as the API's ops. */
 async function seeTraceOpen(page: Page, title: string): Promise<DocumentMeta> {

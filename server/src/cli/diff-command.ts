@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { detectKind, diffModules, diffToMarkdown } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
+import { readTexts } from './read-texts';
 
 const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.hloOpt]);
 
@@ -13,15 +13,8 @@ const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.h
  * status: 0 when diffed, 1 when a file cannot be read or is not HLO.
  */
 export async function runDiff(files: readonly [string, string], json: boolean, io: Output): Promise<number> {
-  const texts: string[] = [];
-  for (const f of files) {
-    try {
-      texts.push(await readFile(f, 'utf8'));
-    } catch (e) {
-      io.err(`seam: cannot read ${f}: ${e instanceof Error ? e.message : String(e)}`);
-      return 1;
-    }
-  }
+  const texts = await readTexts(files, io);
+  if (texts === null) return 1;
   const kinds = texts.map((t) => detectKind(t));
   for (let i = 0; i < 2; i++) {
     if (!HLO_KINDS.has(kinds[i] ?? '')) {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { analyze, detectKind, lacksDebugInfo, lacksNameStacks, linkLayers, mappingToMarkdown, type MappingRow } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
+import { readTexts } from './read-texts';
 import { columns } from './format';
 
 /** What to print for a layer that carries nothing to join on (see `lacksDebugInfo`), by position. */
@@ -19,15 +19,8 @@ const NO_DEBUG_INFO = [
  * Returns the exit status.
  */
 export async function runLink(files: readonly [string, string, string], format: 'table' | 'markdown' | 'json', io: Output): Promise<number> {
-  const texts: string[] = [];
-  for (const f of files) {
-    try {
-      texts.push(await readFile(f, 'utf8'));
-    } catch (e) {
-      io.err(`seam: cannot read ${f}: ${e instanceof Error ? e.message : String(e)}`);
-      return 1;
-    }
-  }
+  const texts = await readTexts(files, io);
+  if (texts === null) return 1;
   const expected = [['jaxpr'], ['stablehlo'], ['hlo', 'hlo-opt']];
   for (let i = 0; i < 3; i++) {
     const kind = detectKind(texts[i] ?? '');
