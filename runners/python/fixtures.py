@@ -126,13 +126,16 @@ def main(argv: list[str]) -> int:
     if unknown:
         parser.error(f"unknown fixture(s): {', '.join(sorted(unknown))}")
     os.makedirs(opts.out_dir, exist_ok=True)
-    for fx in FIXTURES:
-        if only and fx.name not in only:
-            continue
-        target = write_fixture(fx, opts.out_dir)
+    write_fixtures([fx for fx in FIXTURES if not only or fx.name in only], opts.out_dir)
+    return 0
+
+
+def write_fixtures(fixtures: "list[Fixture] | tuple[Fixture, ...]", out_root: str) -> None:
+    """Writes each fixture into ``out_root/<name>/``, printing its size as it goes."""
+    for fx in fixtures:
+        target = write_fixture(fx, out_root)
         size = sum(os.path.getsize(os.path.join(target, n)) for n in os.listdir(target))
         print(f"{fx.name}: {size} bytes in {os.path.relpath(target)}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":
