@@ -9,3 +9,4 @@ export * from './gate';
 export { indexHlo, parseHlo } from './hlo/index';
 export * from './xla/index';
 export * from './diff/index';
+export * from './catalogue/index';

@@ -1,0 +1,5 @@
+export * from './types';
+export { catalogue, dtypeOfType, REMAT_LABELS } from './catalogue';
+export { layerCard } from './card';
+export { catalogueAgainst, entryCount } from './against';
+export { catalogueMarkdown } from './markdown';
