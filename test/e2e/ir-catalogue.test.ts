@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
+import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { lineOf, openDocument } from './ir-kit';
+
+const read = (path: string): string => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
+/** A remat'd, scanned bf16 program's optimized HLO, and an MLP with and without jax.checkpoint. */
+const TRAIN = read('joins/train/hlo-opt.txt');
+const REMAT = read('diff/mlp_remat/hlo-opt.txt');
+const PLAIN = read('diff/mlp/hlo-opt.txt');
+
+let server: TestServer;
+let browser: Browser;
+let ada: Person;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+  const room = await createRoom(server, 'Catalogue');
+  await addDocument(server, room.id, room.tokens.owner, 'train.hlo-opt', TRAIN);
+  await addDocument(server, room.id, room.tokens.owner, 'mlp_remat.hlo-opt', REMAT);
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', PLAIN);
+  ada = await openAs(browser, room.links.owner, 'Ada', errors);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the operator catalogue', () => {
+  it('lists the remat regions and the casts with their counts, and opens an entry on its line', async () => {
+    await openDocument(ada.page, 'train.hlo-opt', 'HloModule');
+    await ada.page.getByRole('button', { name: 'Catalogue' }).click();
+    const cat = ada.page.getByRole('region', { name: 'Catalogue' });
+    const ops = cat.getByRole('table', { name: 'Operators' });
+    const row = (entry: string) => ops.locator(`tr[data-entry="${entry}"]`);
+    await row('cast: → bf16').waitFor({ timeout: 20_000 });
+    // Read off the file: six converts to bf16, four to f32; 15 recomputed ops under rematted_computation.
+    expect(await row('cast: → bf16').textContent()).toContain('6×, 9,216 B');
+    expect(await row('cast: → f32').textContent()).toContain('4×, 12,288 B');
+    expect(await row('remat: recomputed (rematted_computation)').textContent()).toContain('15×');
+    expect(await cat.getByRole('table', { name: 'lower() vs compile()' }).textContent()).toContain('optimized HLO');
+
+    const line = lineOf(TRAIN, '%convert_element_type.37 = bf16[16,32]');
+    expect(line).toBe(175);
+    await row('cast: → bf16').getByRole('button', { name: String(line), exact: true }).click();
+    await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toContain('convert_element_type.37 = bf16[16,32]');
+  });
+
+  it('catalogues the checkpointed MLP against the plain one and says what the plain one lacks', async () => {
+    await openDocument(ada.page, 'mlp_remat.hlo-opt', 'HloModule');
+    const cat = ada.page.getByRole('region', { name: 'Catalogue' });
+    await cat.locator('tr[data-entry="remat: checkpointed region"]').waitFor({ timeout: 20_000 });
+    await cat.getByRole('combobox', { name: 'Catalogue against' }).selectOption({ label: 'mlp.hlo-opt' });
+    const onlyHere = cat.getByRole('list', { name: 'Only here' });
+    await expect.poll(async () => (await onlyHere.count()) > 0 ? await onlyHere.textContent() : '', { timeout: 20_000 }).toContain('remat: checkpointed region (30)');
+    expect(await onlyHere.textContent()).toContain('remat: recomputed (rematted_computation) (22)');
+    expect(await cat.getByRole('list', { name: 'Only there' }).textContent()).toBe('nothing');
+
+    await ada.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await cat.getByRole('button', { name: 'Copy Markdown' }).click();
+    const md = await ada.page.evaluate(() => navigator.clipboard.readText());
+    expect(md).toContain('# Catalogue: mlp_remat.hlo-opt');
+    expect(md).toContain('## Against mlp.hlo-opt');
+    expect(md).toContain('- remat: checkpointed region (30)');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+import { catalogue, catalogueAgainst, catalogueMarkdown, layerCard, type CatalogueComparison, type CatalogueEntry, type CatalogueLayer, type LayerCard, type LayerIndex } from '@seam/shared/ir';
+import type { DocumentMeta } from '@seam/shared/model';
+import { fetchViews, fullAnalysis } from '../../analysis/stored-analysis';
+import { catalogueDocsOf } from './catalogue-docs';
+
+type Entry = { readonly state: 'loading' } | { readonly state: 'ready'; readonly index: LayerIndex['index'] } | { readonly state: 'failed'; readonly message: string };
+
+/** One module's card and catalogue, with the document each layer's lines are in. */
+export interface ModuleCatalogue {
+  readonly card: LayerCard;
+  readonly entries: readonly CatalogueEntry[];
+  readonly docs: Partial<Record<CatalogueLayer, string>>;
+}
+
+/** What the view shows for one group: the catalogue, or why there is none yet. */
+export type CatalogueResult = { readonly state: 'ready'; readonly value: ModuleCatalogue } | { readonly state: 'waiting' | 'failed'; readonly message: string };
+
+/**
+ * The operator catalogue of module groups: each layer document's whole stored analysis (its views
+ * and cross-layer keys), fetched once when a group is first catalogued, then the card and the
+ * catalogue computed from them. `want` starts the fetches; `of` answers from what has arrived.
+ */
+export class CatalogueState {
+  open = $state(false);
+  /** The key of the group catalogued against (see `programGroups`); null for none. */
+  againstKey = $state<string | null>(null);
+  private entries = $state.raw<Record<string, Entry>>({});
+
+  constructor(
+    private readonly roomId: string,
+    private readonly token: string,
+    private readonly base = '',
+  ) {}
+
+  /** Starts fetching the analyses of a group's layer documents not fetched yet (call it from an effect). */
+  want(group: readonly DocumentMeta[]): void {
+    for (const d of Object.values(catalogueDocsOf(group))) this.fetch(d);
+  }
+
+  private fetch(d: DocumentMeta): void {
+    if (this.entries[d.id]) return;
+    this.entries = { ...this.entries, [d.id]: { state: 'loading' } };
+    const from = { url: `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(d.id)}/analysis`, token: this.token };
+    const settle = (e: Entry) => (this.entries = { ...this.entries, [d.id]: e });
+    fetchViews(from)
+      .then((views) => (views ? fullAnalysis({ views, from }) : null))
+      .then(
+        (a) => settle(a ? { state: 'ready', index: a.index } : { state: 'failed', message: `no analysis is stored for ${d.title}` }),
+        (e: unknown) => settle({ state: 'failed', message: e instanceof Error ? e.message : String(e) }),
+      );
+  }
+
+  /** The card and catalogue of a group's documents, once `want` has brought their analyses in. */
+  of(group: readonly DocumentMeta[]): CatalogueResult {
+    const picked = catalogueDocsOf(group);
+    const layers: LayerIndex[] = [];
+    const docs: Partial<Record<CatalogueLayer, string>> = {};
+    const pairs = Object.entries(picked) as [CatalogueLayer, DocumentMeta][];
+    if (pairs.length === 0) return { state: 'failed', message: 'This group holds no jaxpr, StableHLO or HLO.' };
+    for (const [layer, d] of pairs) {
+      const e = this.entries[d.id];
+      if (!e || e.state === 'loading') return { state: 'waiting', message: `Reading the analysis of ${d.title}…` };
+      if (e.state === 'failed') return { state: 'failed', message: e.message };
+      layers.push({ layer, index: e.index });
+      docs[layer] = d.id;
+    }
+    return { state: 'ready', value: { card: layerCard(layers), entries: catalogue(layers), docs } };
+  }
+}
+
+/** The comparison of one catalogue against another, and the Markdown of both. */
+export function compared(title: string, here: ModuleCatalogue, against?: { readonly title: string; readonly value: ModuleCatalogue }): { comparison: CatalogueComparison | null; markdown: string } {
+  const comparison = against ? catalogueAgainst(here.entries, against.value.entries) : null;
+  const markdown = catalogueMarkdown(title, here.card, here.entries, against && comparison ? { title: against.title, comparison } : undefined);
+  return { comparison, markdown };
+}
