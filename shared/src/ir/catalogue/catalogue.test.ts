@@ -89,6 +89,18 @@ describe('catalogue of production modules', () => {
     expect(sharding.map((e) => [e.category, e.label, e.layers.hlo?.count])).toEqual([['sharding', 'Sharding', 1]]);
   });
 
+  it('finds a Shardy sharding constraint, the converts and the FFI custom call of a StableHLO module', () => {
+    const es = catalogue([layer('catalogue/threefry-shardy.mlir', DocumentKind.stablehlo)]);
+    // Line 9: `sdy.sharding_constraint %arg0 … : tensor<2xui32>`; lines 17-18: `stablehlo.convert` to
+    // tensor<f32>; line 52: `%4:2 = stablehlo.custom_call @hip_threefry2x32_ffi`, two tensor<2xui32>
+    // results, named by the primitive at the end of its name stack.
+    expect(es.map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
+      ['sharding', 'sharding-constraint', 1, 8, [9]],
+      ['cast', '→ f32', 2, 8, [17, 18]],
+      ['custom-call', 'threefry2x32', 1, 32, [52]],
+    ]);
+  });
+
   it('lists a StableHLO custom call', () => {
     const es = catalogue([layer('catalogue/placement-shardy.mlir', DocumentKind.stablehlo)]);
     expect(es.map((e) => [e.category, e.layers.stablehlo?.sites[0]?.line, e.layers.stablehlo?.bytes])).toEqual([[CatalogueCategory.customCall, 7, 4]]);

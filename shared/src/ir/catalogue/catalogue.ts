@@ -54,7 +54,7 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
   if (isCustomCallOp(op)) {
     // HLO names the target; StableHLO and jaxpr keys do not, so the primitive that made it does.
     const target = kernel?.target ?? k.source.opName?.split('/').pop() ?? op;
-    if (isShardingTarget(target)) out.push([CatalogueCategory.sharding, target]);
+    if (isShardingTarget(target) || isShardingOp(normalOp(target))) out.push([CatalogueCategory.sharding, target]);
     else if (isHostTarget(target)) out.push([CatalogueCategory.host, target]);
     else out.push([CatalogueCategory.customCall, kernel?.kernelName ? `${target} (${kernel.kernelName})` : target]);
   }
