@@ -61,3 +61,34 @@ describe("a presenter's trace ranges in presence", () => {
     expect(view({ fromUs: 0, toUs: 5, selection: { fromUs: -1e300, toUs: 1 } })?.trace).toEqual({ fromUs: 0, toUs: 5, selection: null });
   });
 });
+
+describe("a presenter's split view in presence", () => {
+  const view = (split: unknown) => readPresence({ ...ada, view: { docId: 'j', topLine: 4, anchor: 0, head: 0, split } })?.view;
+  const plain = { docId: 'j', topLine: 4, anchor: 0, head: 0 };
+
+  it('reads each pane, left to right, with its top line', () => {
+    const panes = [{ docId: 'j', topLine: 4 }, { docId: 's', topLine: 120 }, { docId: 'h', topLine: 2.7 }];
+    expect(view({ panes })?.split).toEqual({ panes: [{ docId: 'j', topLine: 4 }, { docId: 's', topLine: 120 }, { docId: 'h', topLine: 2 }] });
+    expect(view(undefined)).toEqual(plain);
+  });
+
+  it.each([
+    ['no panes', { panes: [] }],
+    ['four panes', { panes: ['a', 'b', 'c', 'd'].map((docId) => ({ docId, topLine: 1 })) }],
+    ['panes that are not a list', { panes: { 0: { docId: 'j', topLine: 1 }, length: 1 } }],
+    ['a pane without a document', { panes: [{ docId: 'j', topLine: 1 }, { topLine: 1 }] }],
+    ['an empty document id', { panes: [{ docId: '', topLine: 1 }] }],
+    ['a document id of a megabyte', { panes: [{ docId: 'x'.repeat(1 << 20), topLine: 1 }] }],
+    ['a numeric document id', { panes: [{ docId: 7, topLine: 1 }] }],
+    ['line 0', { panes: [{ docId: 'j', topLine: 0 }] }],
+    ['a negative line', { panes: [{ docId: 'j', topLine: -3 }] }],
+    ['NaN', { panes: [{ docId: 'j', topLine: Number.NaN }] }],
+    ['Infinity', { panes: [{ docId: 'j', topLine: Number.POSITIVE_INFINITY }] }],
+    ['a line past the bound', { panes: [{ docId: 'j', topLine: 1e300 }] }],
+    ['a line as a string', { panes: [{ docId: 'j', topLine: '5' }] }],
+    ['a pane that is null', { panes: [null] }],
+    ['a string', 'three panes'],
+  ])('drops %s and keeps the rest of the view', (_, split) => {
+    expect(view(split)).toEqual(plain);
+  });
+});

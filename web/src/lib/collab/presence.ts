@@ -18,13 +18,35 @@ export interface TraceFollow extends TraceSpan {
   readonly selection: TraceSpan | null;
 }
 
-/** What the presenter's followers track: the open document, the top visible line and the selection (on a trace, its time ranges). */
+/** One pane of a presenter's split view: its document and the line at its top. */
+export interface PaneFollow {
+  readonly docId: string;
+  readonly topLine: number;
+}
+
+/** What followers track of a presenter's split view: its panes, left to right. */
+export interface SplitFollow {
+  readonly panes: readonly PaneFollow[];
+}
+
+/** Most panes a presenter's split view may say (split view shows at most three). */
+export const MAX_PRESENCE_PANES = 3;
+/** Longest document id presence carries (ids are a few dozen characters). */
+export const MAX_PRESENCE_ID = 200;
+/** Largest line number presence carries (far past any dump a room holds). */
+export const MAX_PRESENCE_LINE = 1e9;
+
+/**
+ * What the presenter's followers track: the open document, the top visible line and the selection
+ * (on a trace, its time ranges; in split view, each pane's document and top line).
+ */
 export interface PresenterView {
   readonly docId: string | null;
   readonly topLine: number;
   readonly anchor: number;
   readonly head: number;
   readonly trace?: TraceFollow;
+  readonly split?: SplitFollow;
 }
 
 /** Largest magnitude of a trace time in presence: a trace's clock may count µs since 1970 (about 1.8e15 today). */
@@ -107,7 +129,27 @@ function readSel(v: unknown): DumpSelection | null {
 function readView(v: unknown): PresenterView | null {
   if (!isObj(v) || !n(v.topLine)) return null;
   const trace = readTraceFollow(v.trace);
-  return { docId: typeof v.docId === 'string' ? v.docId : null, topLine: v.topLine, anchor: n(v.anchor) ? v.anchor : 0, head: n(v.head) ? v.head : 0, ...(trace ? { trace } : {}) };
+  const split = readSplitFollow(v.split);
+  return {
+    docId: typeof v.docId === 'string' ? v.docId : null,
+    topLine: v.topLine,
+    anchor: n(v.anchor) ? v.anchor : 0,
+    head: n(v.head) ? v.head : 0,
+    ...(trace ? { trace } : {}),
+    ...(split ? { split } : {}),
+  };
+}
+
+function readPane(v: unknown): PaneFollow | null {
+  const ok = isObj(v) && typeof v.docId === 'string' && v.docId.length > 0 && v.docId.length <= MAX_PRESENCE_ID && n(v.topLine) && v.topLine >= 1 && v.topLine <= MAX_PRESENCE_LINE;
+  return ok ? { docId: v.docId as string, topLine: Math.floor(v.topLine as number) } : null;
+}
+
+/** A presenter's split view; `null` unless it is 1 to 3 well-formed panes (one bad pane drops it all: a follower never shows half a layout). */
+export function readSplitFollow(v: unknown): SplitFollow | null {
+  if (!isObj(v) || !Array.isArray(v.panes) || v.panes.length === 0 || v.panes.length > MAX_PRESENCE_PANES) return null;
+  const panes = (v.panes as unknown[]).map(readPane);
+  return panes.every((p): p is PaneFollow => p !== null) ? { panes } : null;
 }
 
 function readSpan(v: unknown): TraceSpan | null {
