@@ -11,7 +11,7 @@ import { remoteSelections } from './remote-selections';
 import { readOnlyLook } from './read-only';
 import { spotlight } from './spotlight';
 import { seamTheme } from './theme';
-import { userScrollDetector, viewReporter, type ViewReport } from './follow';
+import { selectedLineReporter, userScrollDetector, viewReporter, type ViewReport } from './follow';
 
 /** Callbacks the dump editor reports through. */
 export interface DumpEditorOptions {
@@ -25,6 +25,8 @@ export interface DumpEditorOptions {
   readonly kind?: DocumentKind;
   /** Reports the line under the pointer, for cross-layer highlighting. */
   readonly onHoverLine?: (line: number | null) => void;
+  /** Reports the line the person puts the cursor or selection head on (split view scrolls the other panes to its counterparts). */
+  readonly onSelectLine?: (line: number) => void;
 }
 
 /**
@@ -48,6 +50,7 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     spotlight(),
     viewReporter(o.onView),
     userScrollDetector(o.onUserScroll),
+    o.onSelectLine ? selectedLineReporter(o.onSelectLine) : [],
     search({ top: true }),
     keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...searchKeymap, ...defaultKeymap]),
     EditorView.contentAttributes.of({ 'aria-label': 'Document text', 'aria-readonly': 'true' }),

@@ -98,3 +98,29 @@ export function userScrollDetector(onUserScroll: () => void): Extension {
   });
   return [moves, found, went];
 }
+
+/** Whether a line spanning `[top, bottom]` lies wholly within the visible span `[viewTop, viewBottom]` (any one vertical axis). */
+export function lineInView(top: number, bottom: number, viewTop: number, viewBottom: number): boolean {
+  return top >= viewTop && bottom <= viewBottom;
+}
+
+/**
+ * Brings 1-based `line` into view for a counterpart elsewhere: not moved when the line is already
+ * wholly visible, centred when it is not (clamped to the document).
+ */
+export function revealLine(view: EditorView, line: number): void {
+  const doc = view.state.doc;
+  const pos = doc.line(Math.max(1, Math.min(doc.lines, Math.floor(line)))).from;
+  const block = view.lineBlockAt(pos);
+  const box = view.scrollDOM.getBoundingClientRect();
+  const top = view.documentTop + block.top;
+  if (lineInView(top, top + block.height, box.top, box.bottom)) return;
+  view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+}
+
+/** Calls `report` with the 1-based line of the main selection's head when the person moves it (click, keys), not when the program does. */
+export function selectedLineReporter(report: (line: number) => void): Extension {
+  return EditorView.updateListener.of((u) => {
+    if (u.selectionSet && u.transactions.some((tr) => tr.isUserEvent('select'))) report(u.state.doc.lineAt(u.state.selection.main.head).number);
+  });
+}

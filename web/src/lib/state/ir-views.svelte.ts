@@ -8,6 +8,7 @@ import { hloCandidates } from '../trace/hlo-target';
 import { TraceApi } from '../trace/trace-api';
 import type { OpAggregate } from '@seam/shared/trace';
 import type { OpTimes } from '../editor/ir/op-times';
+import { paneForDocument } from './pane-choice';
 import { completeLayers, LAYER_NAMES, missingNote, paneLayers, splitPanes, viewGroup, type ViewGroup } from './view-group';
 
 /** A document's analysis as the views see it. */
@@ -24,6 +25,9 @@ export interface LineRef {
 
 /** Most panes side by side. */
 export const MAX_PANES = 3;
+
+/** How long the pointer rests on a line before the other panes scroll to its counterparts: a sweep over lines moves nothing. */
+export const HOVER_SETTLE_MS = 250;
 
 /**
  * The IR views of one room: each document's analysis (the stored index, or the worker), the split
@@ -45,6 +49,13 @@ export class IrViewsState {
   reveal = $state.raw<{ docId: string; from: number; to: number; at: number } | null>(null);
   /** The measured op times of a trace linked to each optimized HLO document, by document id. */
   opTimes = $state.raw<Record<string, OpTimes>>({});
+  /**
+   * The line the other panes scroll to the counterparts of: a hovered line once the pointer rests
+   * on it, or a line the person selects; `at` makes each one distinct.
+   */
+  settled = $state.raw<(LineRef & { readonly at: number }) | null>(null);
+  private settleTimer: ReturnType<typeof setTimeout> | undefined;
+  private settles = 0;
   /** Called when the local hovered line changes, to tell the room (presenters share it). */
   onHoverChange: (h: LineRef | null) => void = () => {};
   private readonly source: AnalysisSource;
@@ -250,6 +261,44 @@ export class IrViewsState {
     if (next?.docId === this.hover?.docId && next?.line === this.hover?.line) return;
     this.hover = next;
     this.onHoverChange(next);
+    clearTimeout(this.settleTimer);
+    if (next) this.settleTimer = setTimeout(() => this.settle(next), HOVER_SETTLE_MS);
+  }
+
+  /** The person selected (or put the cursor on) `line` of `docId`: the other panes scroll to its counterparts at once. */
+  selectLine(docId: string, line: number): void {
+    clearTimeout(this.settleTimer);
+    this.settle({ docId, line });
+  }
+
+  private settle(at: LineRef): void {
+    this.settles += 1;
+    this.settled = { docId: at.docId, line: at.line, at: this.settles };
+  }
+
+  /**
+   * The line pane `docId` should bring into view: the first counterpart of the settled line (see
+   * {@link settled}), never in the pane the person points in; null when there is none.
+   */
+  revealFor(docId: string): { line: number; at: number } | null {
+    const s = this.settled;
+    if (!s || s.docId === docId || this.hover?.docId === docId) return null;
+    const lines = this.counterparts(s, docId);
+    return lines.length > 0 ? { line: Math.min(...lines), at: s.at } : null;
+  }
+
+  /**
+   * Shows `docId`, chosen from the document list, in split view: in the pane already showing it or
+   * the pane of its kind (see `paneForDocument`). False when no pane holds its kind: the caller
+   * leaves split view so that the document shows alone.
+   */
+  showInPane(docId: string): boolean {
+    const meta = this.metaOf(docId);
+    if (!meta) return false;
+    const i = paneForDocument(this.panes.map((id) => ({ id, kind: this.metaOf(id)?.kind })), meta);
+    if (i < 0) return false;
+    if (this.panes[i] !== docId) this.setPane(i, docId);
+    return true;
   }
 
   /** Lines of `docId` to light up for the hovered line (local first, else the presenter's). */
@@ -258,16 +307,22 @@ export class IrViewsState {
     const source = this.hover ? 'local' : 'remote';
     if (!h) return { lines: [], source };
     if (h.docId === docId) return { lines: source === 'remote' ? [h.line] : [], source };
+    return { lines: this.counterparts(h, docId), source };
+  }
+
+  /** The lines of `docId` joined to line `h` of another document; none unless both are among the three layers joined. */
+  private counterparts(h: LineRef, docId: string): number[] {
     const x = this.crossLayer;
     const l = this.layerDocs;
     // Only the three documents joined have counterparts: not another group's, not HLO before optimization when the optimized one is joined.
     const fromLayer = l && (Object.keys(l) as Layer[]).find((k) => l[k] === h.docId);
     const toLayer = l && (Object.keys(l) as Layer[]).find((k) => l[k] === docId);
-    if (!x || !fromLayer || !toLayer) return { lines: [], source };
-    return { lines: [...x.counterparts(fromLayer, h.line)[toLayer]], source };
+    if (!x || !fromLayer || !toLayer) return [];
+    return [...x.counterparts(fromLayer, h.line)[toLayer]];
   }
 
   destroy(): void {
+    clearTimeout(this.settleTimer);
     this.source.destroy();
   }
 }

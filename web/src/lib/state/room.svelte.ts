@@ -310,10 +310,9 @@ export class RoomState {
     return { id: this.me.id, name: this.me.name, color: this.me.color };
   }
 
-  /** Marks `[from, to)` of the open dump; returns the new annotation id, or null when not allowed. */
-  annotate(kind: AnnotationKind, from: number, to: number, body: string, quoteText: { prefix: string; exact: string; suffix: string }): string | null {
+  /** Marks `[from, to)` of the open dump (or of `docId`, a split-view pane); returns the new annotation id, or null when not allowed. */
+  annotate(kind: AnnotationKind, from: number, to: number, body: string, quoteText: { prefix: string; exact: string; suffix: string }, docId = this.docs.openId): string | null {
     const s = this.session;
-    const docId = this.docs.openId;
     if (!s || !docId || !this.canWrite || to <= from) return null;
     return store.addAnnotation(s.doc, { docId, from, to, quote: quoteText, kind, body, author: this.author() });
   }
@@ -378,9 +377,8 @@ export class RoomState {
     this.publish({ view: null });
   }
 
-  /** Spotlights a range of the open dump for everyone (presenter only). */
-  spotlightRange(from: number, to: number): void {
-    const docId = this.docs.openId;
+  /** Spotlights a range of the open dump (or of `docId`, a split-view pane) for everyone (presenter only). */
+  spotlightRange(from: number, to: number, docId = this.docs.openId): void {
     if (!this.presenting || !docId || to <= from) return;
     this.publish({ spotlight: { docId, from, to, at: Date.now() } });
   }
