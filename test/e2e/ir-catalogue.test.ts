@@ -37,16 +37,16 @@ describe('the operator catalogue', () => {
     const cat = ada.page.getByRole('region', { name: 'Catalogue' });
     const ops = cat.getByRole('table', { name: 'Operators' });
     const row = (entry: string) => ops.locator(`tr[data-entry="${entry}"]`);
-    await row('cast: → bf16').waitFor({ timeout: 20_000 });
-    // Read off the file: six converts to bf16, four to f32; 15 recomputed ops under rematted_computation.
-    expect(await row('cast: → bf16').textContent()).toContain('6×, 9,216 B');
-    expect(await row('cast: → f32').textContent()).toContain('4×, 12,288 B');
+    await row('cast: f32 → bf16').waitFor({ timeout: 20_000 });
+    // Read off the file: six converts from f32 to bf16, four from bf16 to f32; 15 recomputed ops under rematted_computation.
+    expect(await row('cast: f32 → bf16').textContent()).toContain('6×, 9,216 B');
+    expect(await row('cast: bf16 → f32').textContent()).toContain('4×, 12,288 B');
     expect(await row('remat: recomputed (rematted_computation)').textContent()).toContain('15×');
     expect(await cat.getByRole('table', { name: 'lower() vs compile()' }).textContent()).toContain('optimized HLO');
 
     const line = lineOf(TRAIN, '%convert_element_type.37 = bf16[16,32]');
     expect(line).toBe(175);
-    await row('cast: → bf16').getByRole('button', { name: String(line), exact: true }).click();
+    await row('cast: f32 → bf16').getByRole('button', { name: String(line), exact: true }).click();
     await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toContain('convert_element_type.37 = bf16[16,32]');
   });
 

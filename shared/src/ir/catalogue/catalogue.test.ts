@@ -9,7 +9,10 @@ import { catalogueMarkdown } from './markdown';
 import { CatalogueCategory, type CatalogueEntry, type LayerIndex } from './types';
 
 const read = (path: string): string => readFileSync(new URL(`../../../../test/fixtures/${path}`, import.meta.url), 'utf8');
-const layer = (path: string, kind: DocumentKind): LayerIndex => ({ layer: kind as LayerIndex['layer'], index: analyze(read(path), kind).index });
+const layer = (path: string, kind: DocumentKind): LayerIndex => {
+  const text = read(path);
+  return { layer: kind as LayerIndex['layer'], index: analyze(text, kind).index, text };
+};
 const train = (): LayerIndex[] => [
   layer('joins/train/hlo-opt.txt', DocumentKind.hloOpt),
   layer('joins/train/jaxpr.txt', DocumentKind.jaxpr),
@@ -23,18 +26,31 @@ const summary = (e: CatalogueEntry | undefined) =>
 describe('catalogue of a remat’d, scanned bf16 program in three layers', () => {
   const es = catalogue(train());
 
-  it('lists the casts by target dtype with their count, bytes and lines in every layer', () => {
+  it('lists the casts by source and target dtype with their count, bytes and lines in every layer', () => {
     // jaxpr: `convert_element_type[new_dtype=bfloat16]` at lines 2 (bf16[2,8,32]), 4 ([32,32]), 28 ([32,32]),
     // 35 ([2,8,32]), 51 ([2,8,32]), 56 ([32,32]); to float32 at 37 ([32,32]), 39 ([2,8,32]). StableHLO
     // alternates tensor<2x8x32xbf16> and tensor<32x32xbf16>. Optimized HLO: bf16 converts at 80
     // (bf16[1,32,32]), 86 ([2,8,32]), 142 ([32,32]), 175 ([16,32]), 201 ([32,32]), 212 ([2,8,32]).
-    expect(summary(entry(es, 'cast', '→ bf16'))).toEqual({
+    expect(summary(entry(es, 'cast', 'f32 → bf16'))).toEqual({
       jaxpr: [6, 3 * 1024 + 3 * 2048, [2, 4, 28, 35, 51, 56]],
       stablehlo: [6, 3 * 1024 + 3 * 2048, [62, 63, 86, 87, 100, 104]],
       'hlo-opt': [6, 2048 + 1024 + 2048 + 1024 + 2048 + 1024, [80, 86, 142, 175, 201, 212]],
     });
-    expect(summary(entry(es, 'cast', '→ f32'))).toMatchObject({ jaxpr: [2, 4096 + 2048, [37, 39]], 'hlo-opt': [4, 12288, [143, 169, 176, 228]] });
-    expect(entry(es, 'cast', '→ f32')?.layers.stablehlo?.count).toBe(6);
+    expect(summary(entry(es, 'cast', 'bf16 → f32'))).toEqual({
+      jaxpr: [2, 4096 + 2048, [37, 39]],
+      stablehlo: [4, 2 * 4096 + 2 * 2048, [97, 102, 105, 106]],
+      'hlo-opt': [4, 12288, [143, 169, 176, 228]],
+    });
+    // StableHLO also converts f32 to f32: `%10 = stablehlo.convert %9 : tensor<2x8x32xf32>` (line 96), and `%15` the same (101).
+    expect(summary(entry(es, 'cast', 'f32 → f32'))).toEqual({ stablehlo: [2, 2 * 2048, [96, 101]] });
+  });
+
+  it('says only the dtype cast to when the text is not given', () => {
+    const bare = catalogue(train().map(({ layer: l, index }) => ({ layer: l, index })));
+    expect(bare.filter((e) => e.category === 'cast').map((e) => [e.label, e.layers.jaxpr?.count, e.layers.stablehlo?.count, e.layers['hlo-opt']?.count])).toEqual([
+      ['→ bf16', 6, 6, 6],
+      ['→ f32', 2, 6, 4],
+    ]);
   });
 
   it('finds the checkpoint: the remat2 equation, its recomputed ops, and the barrier it lowers to', () => {
@@ -45,7 +61,7 @@ describe('catalogue of a remat’d, scanned bf16 program in three layers', () =>
   });
 
   it('orders entries by category and has no collectives, custom calls or host transfers', () => {
-    expect(es.map((e) => e.category)).toEqual(['remat', 'remat', 'barrier', 'cast', 'cast']);
+    expect(es.map((e) => e.category)).toEqual(['remat', 'remat', 'barrier', 'cast', 'cast', 'cast']);
   });
 
   it('cards the layers in lowering order with ops by category, fusions by kind and size ratios', () => {
@@ -69,8 +85,8 @@ describe('catalogue of production modules', () => {
     const es = catalogue([layer('catalogue/all-reduce.hlo', DocumentKind.hlo)]);
     // `%all-reduce.19 = (s32[8]{0}, s32[]) all-reduce(…)` at line 26: 32 + 4 bytes.
     expect(summary(entry(es, 'collective', 'all-reduce'))).toEqual({ hlo: [1, 36, [26]] });
-    expect(summary(entry(es, 'cast', '→ s32'))).toEqual({ hlo: [1, 4, [22]] });
-    expect(summary(entry(es, 'cast', '→ f32'))).toEqual({ hlo: [1, 4, [28]] });
+    expect(summary(entry(es, 'cast', 'f32 → s32'))).toEqual({ hlo: [1, 4, [22]] });
+    expect(summary(entry(es, 'cast', 's32 → f32'))).toEqual({ hlo: [1, 4, [28]] });
     expect(layerCard([layer('catalogue/all-reduce.hlo', DocumentKind.hlo)]).layers[0]?.collectives).toBe(1);
   });
 
@@ -91,12 +107,12 @@ describe('catalogue of production modules', () => {
 
   it('finds a Shardy sharding constraint, the converts and the FFI custom call of a StableHLO module', () => {
     const es = catalogue([layer('catalogue/threefry-shardy.mlir', DocumentKind.stablehlo)]);
-    // Line 9: `sdy.sharding_constraint %arg0 … : tensor<2xui32>`; lines 17-18: `stablehlo.convert` to
-    // tensor<f32>; line 52: `%4:2 = stablehlo.custom_call @hip_threefry2x32_ffi`, two tensor<2xui32>
+    // Line 9: `sdy.sharding_constraint %arg0 … : tensor<2xui32>`; lines 17-18: `stablehlo.convert` of
+    // `%arg1: tensor<f32>` and `%arg2: tensor<f32>` to tensor<f32>; line 52: `%4:2 = stablehlo.custom_call @hip_threefry2x32_ffi`, two tensor<2xui32>
     // results, named by the primitive at the end of its name stack.
     expect(es.map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
       ['sharding', 'sharding-constraint', 1, 8, [9]],
-      ['cast', '→ f32', 2, 8, [17, 18]],
+      ['cast', 'f32 → f32', 2, 8, [17, 18]],
       ['custom-call', 'threefry2x32', 1, 32, [52]],
     ]);
   });
@@ -128,7 +144,7 @@ describe('catalogue against another module', () => {
       { category: 'remat', label: REMAT_LABELS.checkpointed, here: 28, there: 30 },
       { category: 'remat', label: REMAT_LABELS.recomputed, here: 15, there: 22 },
     ]);
-    expect(c.onlyHere.map((e) => e.label)).toEqual(['optimization barrier', '→ bf16', '→ f32']);
+    expect(c.onlyHere.map((e) => e.label)).toEqual(['optimization barrier', 'bf16 → f32', 'f32 → bf16', 'f32 → f32']);
   });
 });
 
@@ -140,9 +156,9 @@ describe('catalogueMarkdown', () => {
     expect(md.split('\n').slice(0, 1)).toEqual(['# Catalogue: train \\| grads']);
     expect(md).toContain('| optimized HLO | 326 | 29,945 | 2.91 | 3.91 | 157 |');
     expect(md).toContain('(kLoop 21, kCustom 4)');
-    expect(md).toContain('| cast | → bf16 | 9,216 | 6 (lines 2, 4, 28, 35, 51, 56) | 6 (lines 62, 63, 86, 87, 100, 104) | 6 (lines 80, 86, 142, 175, 201, 212) |');
+    expect(md).toContain('| cast | f32 → bf16 | 9,216 | 6 (lines 2, 4, 28, 35, 51, 56) | 6 (lines 62, 63, 86, 87, 100, 104) | 6 (lines 80, 86, 142, 175, 201, 212) |');
     expect(md).toContain('Only in mlp:\n- nothing');
-    expect(md).toContain('- cast: → bf16 (6)');
+    expect(md).toContain('- cast: f32 → bf16 (6)');
     // Every table row has as many cells as its header.
     for (const table of md.split('\n\n').filter((b) => b.startsWith('|'))) {
       const widths = table.split('\n').filter(Boolean).map((r) => r.replace(/\\\|/g, '').split('|').length);
@@ -152,7 +168,7 @@ describe('catalogueMarkdown', () => {
 
   it('says so when there is nothing to catalogue, and never throws on text that is no program', () => {
     for (const text of ['', 'garbage (((', 'HloModule m\nENTRY e {\n  %a = f32[ parameter(', '%0 = stablehlo.convert %x : (tensor<2xf32>) -> tensor<']) {
-      const layers = [DocumentKind.jaxpr, DocumentKind.stablehlo, DocumentKind.hlo].map((kind) => ({ layer: kind as LayerIndex['layer'], index: analyze(text, kind).index }));
+      const layers = [DocumentKind.jaxpr, DocumentKind.stablehlo, DocumentKind.hlo].map((kind) => ({ layer: kind as LayerIndex['layer'], index: analyze(text, kind).index, text }));
       const es = catalogue(layers);
       expect(() => catalogueMarkdown('x', layerCard(layers), es)).not.toThrow();
     }

@@ -1,6 +1,7 @@
 import { jaxprArrayType } from '../jaxpr/index';
 import { isArrayType, parseMlirType } from '../mlir/types';
 import type { CrossLayerKey, KernelInfo, ValueInfo } from '../types';
+import { castSources } from './cast-sources';
 import {
   collectiveOf, isBarrierOp, isCastOp, isCustomCallOp, isHostOp, isHostTarget, isRematOp, isShardingOp, isShardingTarget, normalOp, rematOf,
 } from './classify';
@@ -14,6 +15,10 @@ class ValueTable {
   private readonly byName = new Map<string, ValueInfo>();
   constructor(values: readonly ValueInfo[]) {
     for (const v of values) this.byName.set(`${v.scope}\u0000${v.name}`, v);
+  }
+  /** The value `name` of `scope`, where the index typed it. */
+  get(scope: string, name: string): ValueInfo | undefined {
+    return this.byName.get(`${scope}\u0000${name}`);
   }
   /** The values an op's result names (`d` or `bo,bp`) are, where the index typed them. */
   results(k: CrossLayerKey): ValueInfo[] {
@@ -36,7 +41,7 @@ export function dtypeOfType(layer: CatalogueLayer, type: string): string | undef
 }
 
 /** The catalogue entries (category, label) one op of one layer belongs to. */
-function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo | undefined, results: readonly ValueInfo[]): [CatalogueCategory, string][] {
+function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo | undefined, results: readonly ValueInfo[], castFrom: () => string | undefined): [CatalogueCategory, string][] {
   const op = normalOp(k.op);
   const out: [CatalogueCategory, string][] = [];
   const remat = rematOf(k.source.opName);
@@ -44,7 +49,8 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
   else if (remat && op !== 'parameter') out.push([CatalogueCategory.remat, REMAT_LABELS[remat]]);
   if (isCastOp(op)) {
     const to = results.length === 1 && results[0] ? dtypeOfType(layer, results[0].type) : undefined;
-    out.push([CatalogueCategory.cast, `→ ${to ?? '?'}`]);
+    const from = castFrom();
+    out.push([CatalogueCategory.cast, from === undefined ? `→ ${to ?? '?'}` : `${from} → ${to ?? '?'}`]);
   }
   if (isBarrierOp(op)) out.push([CatalogueCategory.barrier, 'optimization barrier']);
   const collective = collectiveOf(op);
@@ -64,18 +70,27 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
 /**
  * The operator catalogue of one module: what production code adds (remat regions, optimization
  * barriers, sharding constraints, collectives, casts, custom calls and kernels, host transfers),
- * each entry with its count, bytes and lines in every layer given. Read from the layers' indexes
- * alone; entries sorted by category, then label. Never throws.
+ * each entry with its count, bytes and lines in every layer given. Read from the layers' indexes;
+ * a layer given with its `text` has its casts labelled with the dtype they cast from too (`f32 →
+ * bf16`, read by `castSources`), else only the dtype cast to (`→ bf16`). Entries sorted by
+ * category, then label. Never throws.
  */
 export function catalogue(layers: readonly LayerIndex[]): CatalogueEntry[] {
   const entries = new Map<string, { category: CatalogueCategory; label: string; layers: Partial<Record<CatalogueLayer, { count: number; bytes: number; sites: CatalogueSite[] }>> }>();
-  for (const { layer, index } of layers) {
+  for (const { layer, index, text } of layers) {
     const values = new ValueTable(index.values);
     const kernels = new Map<string, KernelInfo>();
     for (const kn of index.kernels ?? []) kernels.set(`${kn.scope}\u0000${kn.name}`, kn);
+    const sources = text === undefined ? undefined : castSources(layer, text);
     for (const k of index.keys) {
       const results = values.results(k);
-      for (const [category, label] of entriesOf(layer, k, kernels.get(`${k.scope}\u0000${k.name}`), results)) {
+      const castFrom = (): string | undefined => {
+        if (!sources) return undefined;
+        const src = sources.get(k.from);
+        const type = src?.type ?? (src?.name === undefined ? undefined : values.get(k.scope, src.name)?.type);
+        return (type === undefined ? undefined : dtypeOfType(layer, type)) ?? '?';
+      };
+      for (const [category, label] of entriesOf(layer, k, kernels.get(`${k.scope}\u0000${k.name}`), results, castFrom)) {
         const id = `${category}\u0000${label}`;
         let e = entries.get(id);
         if (!e) entries.set(id, (e = { category, label, layers: {} }));

@@ -10,6 +10,8 @@ export const CATALOGUE_LAYERS: readonly CatalogueLayer[] = Object.values(Catalog
 export interface LayerIndex {
   readonly layer: CatalogueLayer;
   readonly index: Pick<DumpIndex, 'lines' | 'bytes' | 'keys' | 'values' | 'fusions'> & Partial<Pick<DumpIndex, 'kernels'>>;
+  /** The dump's text, when at hand: casts then say the dtype they cast from (see `castSources`). */
+  readonly text?: string;
 }
 
 /** What production code adds to a program, as the catalogue groups it. */

@@ -3,7 +3,13 @@ import type { DocumentMeta } from '@seam/shared/model';
 import { fetchViews, fullAnalysis } from '../../analysis/stored-analysis';
 import { catalogueDocsOf } from './catalogue-docs';
 
-type Entry = { readonly state: 'loading' } | { readonly state: 'ready'; readonly index: LayerIndex['index'] } | { readonly state: 'failed'; readonly message: string };
+type Entry = { readonly state: 'loading' } | { readonly state: 'ready'; readonly index: LayerIndex['index']; readonly text?: string } | { readonly state: 'failed'; readonly message: string };
+
+/**
+ * Texts up to this size are read too, so that casts say the dtype they cast from; a larger dump's
+ * casts say only the dtype they cast to (reading it again would hold the page for seconds).
+ */
+export const MAX_CAST_TEXT = 16 * 1024 * 1024;
 
 /** One module's card and catalogue, with the document each layer's lines are in. */
 export interface ModuleCatalogue {
@@ -17,8 +23,8 @@ export type CatalogueResult = { readonly state: 'ready'; readonly value: ModuleC
 
 /**
  * The operator catalogue of module groups: each layer document's whole stored analysis (its views
- * and cross-layer keys), fetched once when a group is first catalogued, then the card and the
- * catalogue computed from them. `want` starts the fetches; `of` answers from what has arrived.
+ * and cross-layer keys) and its text (up to `MAX_CAST_TEXT`), fetched once when a group is first
+ * catalogued, then the card and the catalogue computed from them. `want` starts the fetches; `of` answers from what has arrived.
  */
 export class CatalogueState {
   open = $state(false);
@@ -40,14 +46,22 @@ export class CatalogueState {
   private fetch(d: DocumentMeta): void {
     if (this.entries[d.id]) return;
     this.entries = { ...this.entries, [d.id]: { state: 'loading' } };
-    const from = { url: `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(d.id)}/analysis`, token: this.token };
+    const path = `${this.base}/api/rooms/${encodeURIComponent(this.roomId)}/documents/${encodeURIComponent(d.id)}`;
+    const from = { url: `${path}/analysis`, token: this.token };
     const settle = (e: Entry) => (this.entries = { ...this.entries, [d.id]: e });
+    const text = d.bytes <= MAX_CAST_TEXT ? this.text(`${path}/text`) : Promise.resolve(undefined);
     fetchViews(from)
-      .then((views) => (views ? fullAnalysis({ views, from }) : null))
+      .then((views) => (views ? Promise.all([fullAnalysis({ views, from }), text]) : null))
       .then(
-        (a) => settle(a ? { state: 'ready', index: a.index } : { state: 'failed', message: `no analysis is stored for ${d.title}` }),
+        (r) => settle(r ? { state: 'ready', index: r[0].index, ...(r[1] === undefined ? {} : { text: r[1] }) } : { state: 'failed', message: `no analysis is stored for ${d.title}` }),
         (e: unknown) => settle({ state: 'failed', message: e instanceof Error ? e.message : String(e) }),
       );
+  }
+
+  private async text(url: string): Promise<string> {
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${this.token}` } });
+    if (!res.ok) throw new Error(`the document's text request answered ${res.status}`);
+    return res.text();
   }
 
   /** The card and catalogue of a group's documents, once `want` has brought their analyses in. */
@@ -61,7 +75,7 @@ export class CatalogueState {
       const e = this.entries[d.id];
       if (!e || e.state === 'loading') return { state: 'waiting', message: `Reading the analysis of ${d.title}…` };
       if (e.state === 'failed') return { state: 'failed', message: e.message };
-      layers.push({ layer, index: e.index });
+      layers.push(e.text === undefined ? { layer, index: e.index } : { layer, index: e.index, text: e.text });
       docs[layer] = d.id;
     }
     return { state: 'ready', value: { card: layerCard(layers), entries: catalogue(layers), docs } };
