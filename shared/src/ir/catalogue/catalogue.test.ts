@@ -109,17 +109,32 @@ describe('catalogue of production modules', () => {
     const es = catalogue([layer('catalogue/threefry-shardy.mlir', DocumentKind.stablehlo)]);
     // Line 9: `sdy.sharding_constraint %arg0 … : tensor<2xui32>`; lines 17-18: `stablehlo.convert` of
     // `%arg1: tensor<f32>` and `%arg2: tensor<f32>` to tensor<f32>; line 52: `%4:2 = stablehlo.custom_call @hip_threefry2x32_ffi`, two tensor<2xui32>
-    // results, named by the primitive at the end of its name stack.
+    // results, named by its target.
     expect(es.map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
       ['sharding', 'sharding-constraint', 1, 8, [9]],
       ['cast', 'f32 → f32', 2, 8, [17, 18]],
-      ['custom-call', 'threefry2x32', 1, 32, [52]],
+      ['custom-call', 'hip_threefry2x32_ffi', 1, 32, [52]],
     ]);
   });
 
-  it('lists a StableHLO custom call', () => {
-    const es = catalogue([layer('catalogue/placement-shardy.mlir', DocumentKind.stablehlo)]);
-    expect(es.map((e) => [e.category, e.layers.stablehlo?.sites[0]?.line, e.layers.stablehlo?.bytes])).toEqual([[CatalogueCategory.customCall, 7, 4]]);
+  it('finds a GSPMD sharding constraint, a StableHLO custom call to Sharding, with or without the text', () => {
+    const l = layer('catalogue/gspmd-constraint.mlir', DocumentKind.stablehlo);
+    // Line 5: `%1 = stablehlo.custom_call @Sharding(%0) … -> tensor<8x4xbf16>` between casts at lines 4 and 6.
+    expect(catalogue([l]).map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
+      ['sharding', 'Sharding', 1, 64, [5]],
+      ['cast', 'bf16 → f32', 1, 128, [6]],
+      ['cast', 'f32 → bf16', 1, 64, [4]],
+    ]);
+    // The index alone: the primitive its name stack ends in (`jit(f)/sharding_constraint`).
+    expect(catalogue([{ layer: l.layer, index: l.index }])[0]).toMatchObject({ category: 'sharding', label: 'sharding_constraint' });
+  });
+
+  it('names a StableHLO custom call placing a value in host memory as a host transfer, by its target', () => {
+    const l = layer('catalogue/placement-shardy.mlir', DocumentKind.stablehlo);
+    // Line 7: `%1 = stablehlo.custom_call @annotate_device_placement(%0) … -> tensor<1xf32>`.
+    expect(catalogue([l]).map((e) => [e.category, e.label, e.layers.stablehlo?.sites[0]?.line, e.layers.stablehlo?.bytes])).toEqual([[CatalogueCategory.host, 'annotate_device_placement', 7, 4]]);
+    // Without the text the index alone does not know the target.
+    expect(catalogue([{ layer: l.layer, index: l.index }]).map((e) => [e.category, e.label])).toEqual([[CatalogueCategory.customCall, 'custom-call']]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { jaxprArrayType } from '../jaxpr/index';
 import { isArrayType, parseMlirType } from '../mlir/types';
 import type { CrossLayerKey, KernelInfo, ValueInfo } from '../types';
-import { castSources } from './cast-sources';
+import { readTextDetails } from './text-details';
 import {
   collectiveOf, isBarrierOp, isCastOp, isCustomCallOp, isHostOp, isHostTarget, isRematOp, isShardingOp, isShardingTarget, normalOp, rematOf,
 } from './classify';
@@ -41,7 +41,7 @@ export function dtypeOfType(layer: CatalogueLayer, type: string): string | undef
 }
 
 /** The catalogue entries (category, label) one op of one layer belongs to. */
-function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo | undefined, results: readonly ValueInfo[], castFrom: () => string | undefined): [CatalogueCategory, string][] {
+function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo | undefined, results: readonly ValueInfo[], castFrom: () => string | undefined, textTarget: string | undefined): [CatalogueCategory, string][] {
   const op = normalOp(k.op);
   const out: [CatalogueCategory, string][] = [];
   const remat = rematOf(k.source.opName);
@@ -58,8 +58,8 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
   if (isShardingOp(op)) out.push([CatalogueCategory.sharding, op]);
   if (isHostOp(op)) out.push([CatalogueCategory.host, op]);
   if (isCustomCallOp(op)) {
-    // HLO names the target; StableHLO and jaxpr keys do not, so the primitive that made it does.
-    const target = kernel?.target ?? k.source.opName?.split('/').pop() ?? op;
+    // HLO's index names the target; StableHLO's text does; else the primitive that made it.
+    const target = kernel?.target ?? textTarget ?? k.source.opName?.split('/').pop() ?? op;
     if (isShardingTarget(target) || isShardingOp(normalOp(target))) out.push([CatalogueCategory.sharding, target]);
     else if (isHostTarget(target)) out.push([CatalogueCategory.host, target]);
     else out.push([CatalogueCategory.customCall, kernel?.kernelName ? `${target} (${kernel.kernelName})` : target]);
@@ -72,7 +72,7 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
  * barriers, sharding constraints, collectives, casts, custom calls and kernels, host transfers),
  * each entry with its count, bytes and lines in every layer given. Read from the layers' indexes;
  * a layer given with its `text` has its casts labelled with the dtype they cast from too (`f32 →
- * bf16`, read by `castSources`), else only the dtype cast to (`→ bf16`). Entries sorted by
+ * bf16`) and its StableHLO custom calls by target (both read by `readTextDetails`), else only the dtype cast to (`→ bf16`). Entries sorted by
  * category, then label. Never throws.
  */
 export function catalogue(layers: readonly LayerIndex[]): CatalogueEntry[] {
@@ -81,16 +81,16 @@ export function catalogue(layers: readonly LayerIndex[]): CatalogueEntry[] {
     const values = new ValueTable(index.values);
     const kernels = new Map<string, KernelInfo>();
     for (const kn of index.kernels ?? []) kernels.set(`${kn.scope}\u0000${kn.name}`, kn);
-    const sources = text === undefined ? undefined : castSources(layer, text);
+    const details = text === undefined ? undefined : readTextDetails(layer, text);
     for (const k of index.keys) {
       const results = values.results(k);
       const castFrom = (): string | undefined => {
-        if (!sources) return undefined;
-        const src = sources.get(k.from);
+        if (!details) return undefined;
+        const src = details.casts.get(k.from);
         const type = src?.type ?? (src?.name === undefined ? undefined : values.get(k.scope, src.name)?.type);
         return (type === undefined ? undefined : dtypeOfType(layer, type)) ?? '?';
       };
-      for (const [category, label] of entriesOf(layer, k, kernels.get(`${k.scope}\u0000${k.name}`), results, castFrom)) {
+      for (const [category, label] of entriesOf(layer, k, kernels.get(`${k.scope}\u0000${k.name}`), results, castFrom, details?.targets.get(k.from))) {
         const id = `${category}\u0000${label}`;
         let e = entries.get(id);
         if (!e) entries.set(id, (e = { category, label, layers: {} }));

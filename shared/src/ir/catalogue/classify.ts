@@ -34,8 +34,8 @@ export function collectiveOf(op: string): string | undefined {
 const HOST = new Set(['send', 'recv', 'infeed', 'outfeed', 'io-callback', 'pure-callback']);
 export const isHostOp = (op: string): boolean => HOST.has(op);
 
-/** Custom-call targets that move data between device and host memory (host offloading). */
-const HOST_TARGETS = new Set(['MoveToHost', 'MoveToDevice']);
+/** Custom-call targets that move data between device and host memory, or place it there (host offloading). */
+const HOST_TARGETS = new Set(['MoveToHost', 'MoveToDevice', 'annotate_device_placement']);
 export const isHostTarget = (target: string): boolean => HOST_TARGETS.has(target);
 
 /** Custom-call targets GSPMD and Shardy use to carry shardings, not to run code. */

@@ -1,6 +1,6 @@
 export * from './types';
 export { catalogue, dtypeOfType, REMAT_LABELS } from './catalogue';
-export { castSources } from './cast-sources';
+export { readTextDetails, type CastSource, type TextDetails } from './text-details';
 export { layerCard } from './card';
 export { catalogueAgainst, entryCount } from './against';
 export { catalogueMarkdown } from './markdown';

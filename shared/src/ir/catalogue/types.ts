@@ -10,7 +10,7 @@ export const CATALOGUE_LAYERS: readonly CatalogueLayer[] = Object.values(Catalog
 export interface LayerIndex {
   readonly layer: CatalogueLayer;
   readonly index: Pick<DumpIndex, 'lines' | 'bytes' | 'keys' | 'values' | 'fusions'> & Partial<Pick<DumpIndex, 'kernels'>>;
-  /** The dump's text, when at hand: casts then say the dtype they cast from (see `castSources`). */
+  /** The dump's text, when at hand: casts then say the dtype they cast from, StableHLO custom calls their target (see `readTextDetails`). */
   readonly text?: string;
 }
 
