@@ -160,6 +160,8 @@ describe('split view follows the link', () => {
   it('a follower sees the presenter\'s panes and their scroll', async () => {
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
     await bo.page.getByRole('button', { name: 'Stop following' }).waitFor();
+    // Split view was open before presenting began: the follower gets its panes before anything scrolls.
+    await pane(bo.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor({ timeout: 15_000 });
     const h = pane(ada.page, 'attn.hlo-opt');
     await h.locator('.cm-scroller').hover();
     await ada.page.mouse.wheel(0, 1200);
