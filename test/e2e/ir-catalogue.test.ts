@@ -10,6 +10,8 @@ const read = (path: string): string => readFileSync(new URL(`../fixtures/${path}
 const TRAIN = read('joins/train/hlo-opt.txt');
 const REMAT = read('diff/mlp_remat/hlo-opt.txt');
 const PLAIN = read('diff/mlp/hlo-opt.txt');
+/** A custom call whose target is markup: the catalogue shows it as text. */
+const HOSTILE = 'HloModule hostile\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] custom-call(p), custom_call_target="<b>bold</b>|x"\n}\n';
 
 let server: TestServer;
 let browser: Browser;
@@ -22,6 +24,8 @@ beforeAll(async () => {
   await addDocument(server, room.id, room.tokens.owner, 'train.hlo-opt', TRAIN);
   await addDocument(server, room.id, room.tokens.owner, 'mlp_remat.hlo-opt', REMAT);
   await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', PLAIN);
+  await addDocument(server, room.id, room.tokens.owner, 'hostile.hlo', HOSTILE);
+  await addDocument(server, room.id, room.tokens.owner, 'notes.txt', 'plain words, no program');
   ada = await openAs(browser, room.links.owner, 'Ada', errors);
 });
 
@@ -66,6 +70,18 @@ describe('the operator catalogue', () => {
     expect(md).toContain('# Catalogue: mlp_remat.hlo-opt');
     expect(md).toContain('## Against mlp.hlo-opt');
     expect(md).toContain('- remat: checkpointed region (30)');
+  });
+
+  it('shows a custom call target written as markup as text, and says when a group holds no program', async () => {
+    await openDocument(ada.page, 'hostile.hlo', 'HloModule hostile');
+    const cat = ada.page.getByRole('region', { name: 'Catalogue' });
+    const row = cat.locator('tr[data-entry="custom-call: <b>bold</b>|x"]');
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.locator('b').count()).toBe(0);
+    expect(await row.locator('td').nth(1).textContent()).toBe('<b>bold</b>|x');
+
+    await openDocument(ada.page, 'notes.txt', 'plain words');
+    await expect.poll(async () => await cat.getByRole('status').textContent()).toBe('This group holds no jaxpr, StableHLO or HLO.');
     expect(errors).toEqual([]);
   });
 });
