@@ -58,6 +58,7 @@ beforeAll(async () => {
   await addDocument(server, room.id, room.tokens.owner, 'attn.stablehlo', SHLO);
   await addDocument(server, room.id, room.tokens.owner, 'attn.hlo-opt', HLO);
   await addDocument(server, room.id, room.tokens.owner, 'notes.txt', 'a loose note\n');
+  await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('mlp', 'jaxpr.txt'));
   ada = await openAs(browser, room.links.owner, 'Ada', errors, { viewport: VIEWPORT });
   bo = await openAs(browser, room.links.annotator, 'Bo', errors, { viewport: VIEWPORT });
   for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
@@ -182,6 +183,10 @@ describe('split view follows the link', () => {
   it('clicking a document in the list while split view is open shows it', async () => {
     await ada.page.getByRole('button', { name: 'Split view' }).click();
     await pane(ada.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor();
+    // Another jaxpr takes the jaxpr pane; the other panes stay.
+    await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /mlp\.jaxpr/ }).click();
+    await pane(ada.page, 'mlp.jaxpr').locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+    expect(await ada.page.locator('.split-view .pane').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual(['Pane: mlp.jaxpr', 'Pane: attn.stablehlo', 'Pane: attn.hlo-opt']);
     // A document of no pane's kind: split view gives way to it.
     await openDocument(ada.page, 'notes.txt', 'a loose note');
     expect(await ada.page.locator('.split-view').count()).toBe(0);
