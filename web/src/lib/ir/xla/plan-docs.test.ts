@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DocumentMeta } from '@seam/shared/model';
-import { assignmentDocsFor, hloCandidatesFor, isPlanText, namesModule, passDocsOf, passLabel } from './plan-docs';
+import { assignmentDocsFor, hloCandidatesFor, isPlanText, memoryReportDocOf, namesModule, passDocsOf, passLabel } from './plan-docs';
 
 let n = 0;
 function doc(kind: DocumentMeta['kind'], title: string, module?: DocumentMeta['module']): DocumentMeta {
@@ -57,5 +57,16 @@ describe('which documents hold XLA’s plan for an optimized HLO', () => {
     expect(passDocsOf([b, main, a], main)).toEqual([a, b]);
     expect(passDocsOf([b, main, a], doc('hlo', 'loose'))).toEqual([]);
     expect(passLabel(b)).toBe('after algsimp (simplification)');
+  });
+});
+
+describe('the memory-usage report beside an optimized HLO', () => {
+  it('is its module group’s, and none outside a group', () => {
+    const hlo = doc('hlo-opt', 'a.txt', mod('g1', 'jit_mlp', 'a.txt'));
+    const own = doc('memory-report', 'a-memory-usage-report.txt', mod('g1', 'jit_mlp', 'a-memory-usage-report.txt'));
+    const other = doc('memory-report', 'b-memory-usage-report.txt', mod('g2', 'jit_mlp', 'b-memory-usage-report.txt'));
+    expect(memoryReportDocOf([other, hlo, own], hlo)?.id).toBe(own.id);
+    expect(memoryReportDocOf([other, own], doc('hlo-opt', 'loose.hlo'))).toBeUndefined();
+    expect(memoryReportDocOf([other, hlo], hlo)).toBeUndefined();
   });
 });

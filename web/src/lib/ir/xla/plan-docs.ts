@@ -67,3 +67,9 @@ export function passLabel(d: DocumentMeta): string {
   if (!p) return d.title;
   return `${p.when} ${p.name}${p.pipeline ? ` (${p.pipeline})` : ''}`;
 }
+
+/** The memory-usage report XLA wrote beside optimized HLO `hlo`: its module group's; none outside a group. */
+export function memoryReportDocOf(docs: readonly DocumentMeta[], hlo: DocumentMeta): DocumentMeta | undefined {
+  const group = hlo.module?.groupId;
+  return group === undefined ? undefined : docs.find((d) => d.kind === 'memory-report' && d.module?.groupId === group);
+}
