@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
@@ -98,7 +100,8 @@ describe('split view follows the link', () => {
     );
     expect(clipped).toEqual([]);
     expect(await ada.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-    await ada.page.screenshot({ path: process.env.SEAM_SCREENSHOT ?? '/tmp/ir-split-follow-1440.png' });
+    // A picture of the three panes to look at (SEAM_SCREENSHOT names where).
+    await ada.page.screenshot({ path: process.env.SEAM_SCREENSHOT ?? join(tmpdir(), 'ir-split-follow-1440.png') });
   });
 
   it('hovering a jaxpr line whose HLO counterpart is off-screen scrolls the HLO pane to it, and leaves the jaxpr pane where it is', async () => {
