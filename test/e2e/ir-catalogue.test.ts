@@ -4,12 +4,15 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type TestServer } from '../helpers/server';
 import { lineOf, openDocument } from './ir-kit';
+import { archive, postImport, TYPES } from './import-kit';
 
 const read = (path: string): string => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 /** A remat'd, scanned bf16 program's optimized HLO, and an MLP with and without jax.checkpoint. */
 const TRAIN = read('joins/train/hlo-opt.txt');
 const REMAT = read('diff/mlp_remat/hlo-opt.txt');
 const PLAIN = read('diff/mlp/hlo-opt.txt');
+/** The bf16 MLP's HLO before and after optimization, as XLA dumps them into one module group. */
+const DUMP = ['before_optimizations.txt', 'cpu_after_optimizations.txt'].map((f) => `module_0000.jit_mlp.${f}`);
 /** A custom call whose target is markup: the catalogue shows it as text. */
 const HOSTILE = 'HloModule hostile\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] custom-call(p), custom_call_target="<b>bold</b>|x"\n}\n';
 
@@ -26,6 +29,9 @@ beforeAll(async () => {
   await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', PLAIN);
   await addDocument(server, room.id, room.tokens.owner, 'hostile.hlo', HOSTILE);
   await addDocument(server, room.id, room.tokens.owner, 'notes.txt', 'plain words, no program');
+  const tar = archive('tar', DUMP.map((name) => ({ name, data: read(`xla-dump/mlp/${name}`) })));
+  const imported = await postImport(server, room, tar, TYPES.tar, room.tokens.owner);
+  if (imported.status !== 201 && imported.status !== 200) throw new Error(`import answered ${imported.status}`);
   ada = await openAs(browser, room.links.owner, 'Ada', errors);
 });
 
@@ -70,6 +76,29 @@ describe('the operator catalogue', () => {
     expect(md).toContain('# Catalogue: mlp_remat.hlo-opt');
     expect(md).toContain('## Against mlp.hlo-opt');
     expect(md).toContain('- remat: checkpointed region (30)');
+  });
+
+  it('cards a module group’s HLO before and after optimization, and opens a cast in the layer it is in', async () => {
+    const group = ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: 'module 0000 jit_mlp', exact: true });
+    if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
+    await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /after optimizations \(cpu\)/ }).click();
+    await ada.page.locator('.cm-line', { hasText: 'HloModule jit_mlp' }).first().waitFor();
+    const cat = ada.page.getByRole('region', { name: 'Catalogue' });
+    const card = cat.getByRole('table', { name: 'lower() vs compile()' });
+    await card.locator('tbody tr').nth(1).waitFor({ timeout: 20_000 });
+    // 55 and 74 lines (3,215 and 4,202 bytes): 1.35 times the lines after optimization.
+    const rows = await Promise.all([0, 1].map(async (i) => (await card.locator('tbody tr').nth(i).locator('td').allTextContents()).join(' ')));
+    expect(rows).toEqual([
+      expect.stringMatching(/^HLO before 55 3,215 1\.00 1\.00 24 /),
+      expect.stringMatching(/^optimized HLO 74 4,202 1\.35 1\.31 30 .* 4 \(kLoop 3, kCustom 1\) 0 0$/),
+    ]);
+    const row = cat.locator('tr[data-entry="cast: f32 → bf16"]');
+    expect((await row.textContent())?.replace(/\s+/g, ' ')).toContain('1×');
+    const before = read(`xla-dump/mlp/${DUMP[0]}`);
+    const line = before.split('\n')[51] ?? '';
+    expect(line).toMatch(/ convert\(/);
+    await row.locator('td').nth(2).getByRole('button', { name: '52', exact: true }).click();
+    await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toBe(line);
   });
 
   it('shows a custom call target written as markup as text, and says when a group holds no program', async () => {
