@@ -31,6 +31,8 @@ export class CatalogueState {
   /** The key of the group catalogued against (see `programGroups`); null for none. */
   againstKey = $state<string | null>(null);
   private entries = $state.raw<Record<string, Entry>>({});
+  /** Catalogues computed, by their documents' ids: an analysis arriving for another group does not redo them. */
+  private readonly done = new Map<string, ModuleCatalogue>();
 
   constructor(
     private readonly roomId: string,
@@ -71,6 +73,9 @@ export class CatalogueState {
     const docs: Partial<Record<CatalogueLayer, string>> = {};
     const pairs = Object.entries(picked) as [CatalogueLayer, DocumentMeta][];
     if (pairs.length === 0) return { state: 'failed', message: 'This group holds no jaxpr, StableHLO or HLO.' };
+    const key = pairs.map(([, d]) => d.id).join('\n');
+    const hit = this.done.get(key);
+    if (hit) return { state: 'ready', value: hit };
     for (const [layer, d] of pairs) {
       const e = this.entries[d.id];
       if (!e || e.state === 'loading') return { state: 'waiting', message: `Reading the analysis of ${d.title}…` };
@@ -78,7 +83,9 @@ export class CatalogueState {
       layers.push(e.text === undefined ? { layer, index: e.index } : { layer, index: e.index, text: e.text });
       docs[layer] = d.id;
     }
-    return { state: 'ready', value: { card: layerCard(layers), entries: catalogue(layers), docs } };
+    const value = { card: layerCard(layers), entries: catalogue(layers), docs };
+    this.done.set(key, value);
+    return { state: 'ready', value };
   }
 }
 
