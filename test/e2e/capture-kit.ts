@@ -33,10 +33,10 @@ export interface CaptureServer {
   close(): Promise<void>;
 }
 
-/** A server on port 0 with a temp data dir, one room, and the given lease timings. */
-export async function startCaptureServer(jobs: { leaseMs?: number; maxAttempts?: number; retryWaitMs?: number } = {}): Promise<CaptureServer> {
+/** A server on port 0 with a temp data dir, one room, and the given lease timings; serving the built web app from `webDir` when given. */
+export async function startCaptureServer(jobs: { leaseMs?: number; maxAttempts?: number; retryWaitMs?: number } = {}, webDir?: string): Promise<CaptureServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'seam-capture-test-'));
-  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, runner: false, log: pino({ level: 'silent' }), jobs });
+  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, runner: false, log: pino({ level: 'silent' }), jobs, ...(webDir ? { webDir } : {}) });
   const room = await createRoom(server);
   const db = openDatabase(dataDir, SyncMode.normal);
   const tokens = new RunnerTokens(db);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, executeConfig, parseCli, pinnedCapabilities, Preparation, preparingPhase, probeIsolation } from '@seam/runners';
+import type { Browser } from 'playwright-core';
 import { waitFor } from '../helpers';
+import { launchBrowser, openAs, WEB_DIST } from '../helpers/browser';
 import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, type CaptureServer } from './capture-kit';
 
 /**
@@ -8,10 +10,11 @@ import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, typ
  * a capture that arrives while it prepares shows the build's progress as its phase, then runs (real
  * server, real agent, real JAX from the project's virtualenv); a build that fails fails the capture
  * with pip's reason and stops the runner. The build itself is a preparation this test drives, line
- * by line, instead of pip.
+ * by line, instead of pip. The capture card in Chromium shows that phase while it lasts.
  */
 
 let s: CaptureServer;
+let browser: Browser;
 const agents: Agent[] = [];
 
 /**
@@ -50,11 +53,12 @@ async function runnerListed(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  s = await startCaptureServer();
+  [s, browser] = await Promise.all([startCaptureServer({}, WEB_DIST), launchBrowser()]);
 });
 
 afterAll(async () => {
   for (const a of agents) a.stop();
+  await browser?.close();
   await s?.close();
 });
 
@@ -99,5 +103,39 @@ describe('a capture queued while the local runner builds its virtualenv', () => 
     expect(failed.error?.message).toMatch(/^the runner could not prepare its Python: \S+ is not there$/);
     expect(configs).toEqual([true]);
     await agent.finished;
+  });
+
+  it('shows the build\'s phase on the capture card in the page, whole and with a spinner, until the capture runs', async () => {
+    const { say, end } = preparingAgent('prep-page');
+    await runnerListed('prep-page');
+    const errors: string[] = [];
+    const ada = await openAs(browser, s.room.links.viewer, 'Ada', errors);
+    await ada.page.getByRole('tab', { name: 'Capture' }).click();
+    const { body } = await requestCapture(s, { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'], runner: 'prep-page' });
+    const card = ada.page.getByRole('region', { name: 'Capture' }).getByRole('list', { name: 'Capture queue' }).getByRole('listitem', { name: 'mlp running' });
+    const phase = card.getByRole('status', { name: 'Capture phase' });
+    await expect.poll(async () => (await phase.textContent()) ?? '', { timeout: 20_000 }).toBe(preparingPhase('building the JAX virtualenv'));
+    expect(await phase.locator('.spinner').count()).toBe(1);
+    // pip's longest lines: the phase wraps on the card, never cut off or hidden.
+    const line = 'Downloading jaxlib-0.10.2-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl (80.1 MB) from the project index mirror';
+    say(line);
+    await expect.poll(async () => (await phase.textContent()) ?? '', { timeout: 20_000 }).toBe(preparingPhase(line));
+    const box = await phase.evaluate((el) => {
+      const text = el.lastElementChild as HTMLElement;
+      const panel = el.closest('[aria-label="Capture"]') as HTMLElement;
+      const r = el.getBoundingClientRect();
+      const p = panel.getBoundingClientRect();
+      return { fits: text.scrollWidth <= text.clientWidth && el.scrollWidth <= el.clientWidth, inside: r.left >= p.left && r.right <= p.right + 0.5, lines: Math.round(r.height / (parseFloat(getComputedStyle(el).lineHeight) || 16)) };
+    });
+    expect(box.fits).toBe(true);
+    expect(box.inside).toBe(true);
+    expect(box.lines).toBeGreaterThan(1);
+    await card.screenshot({ path: '/tmp/i/capture-preparing.png' });
+    end();
+    const done = await waitJob(s, body.job.id, ['done', 'failed', 'cancelled']);
+    expect(done.status).toBe('done');
+    await expect.poll(() => ada.page.getByRole('listitem', { name: 'mlp running' }).count()).toBe(0);
+    expect(await ada.page.getByRole('status', { name: 'Capture phase' }).count()).toBe(0);
+    expect(errors).toEqual([]);
   });
 });
