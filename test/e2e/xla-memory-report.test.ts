@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type TestServer } from '../helpers/server';
-import { openDocument } from './ir-kit';
+import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { fixture, openDocument } from './ir-kit';
 import { roomDocuments } from './import-kit';
 
 /**
@@ -29,6 +29,28 @@ async function importFolder(roomId: string, token: string, folder: string, files
 
 function mlpFiles(): Record<string, string> {
   return Object.fromEntries(readdirSync(DIR).map((n) => [n, readFileSync(new URL(n, DIR), 'utf8')]));
+}
+
+/**
+ * Routes `person`'s requests for stored analyses (views parts) by the document's title: `hold`
+ * titles wait for the returned release, `fail` titles are answered 500; then reloads the page so
+ * that every analysis it asks for goes through the route (the first one opened included).
+ */
+async function routeAnalyses(person: Person, room: CreatedRoom, rule: { hold: (title: string) => boolean; fail: (title: string) => boolean }): Promise<() => void> {
+  const docs = await roomDocuments(server, room);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await person.context.route(/\/documents\/[^/]+\/analysis\?part=views$/, async (route: Route) => {
+    const title = docs.find((d) => route.request().url().includes(`/documents/${d.id}/`))?.title ?? '';
+    if (rule.hold(title)) {
+      await held;
+      await route.continue();
+    } else if (rule.fail(title)) await route.fulfill({ status: 500, body: 'no' });
+    else await route.continue();
+  });
+  await person.page.reload();
+  await person.page.getByRole('list', { name: 'Documents' }).waitFor();
+  return release;
 }
 
 async function openReport(page: Page) {
@@ -141,22 +163,8 @@ describe('views waiting on an analysis', () => {
     const room = await createRoom(server, 'MLP: progress');
     await importFolder(room.id, room.tokens.owner, 'mlp', mlpFiles());
     const cy = await openAs(browser, room.links.viewer, 'Cy', errors);
-    await cy.page.getByRole('list', { name: 'Documents' }).waitFor();
     // The optimized HLO's stored analysis is held back until the page has said it is waiting on it.
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const docs = await roomDocuments(server, room);
-    await cy.context.route(/\/documents\/[^/]+\/analysis\?part=views$/, async (route: Route) => {
-      const doc = docs.find((d) => route.request().url().includes(`/documents/${d.id}/`));
-      if (doc?.title.endsWith('cpu_after_optimizations.txt')) {
-        await held;
-        await route.continue();
-      } else if (doc?.title.endsWith('before_optimizations.txt')) {
-        await route.fulfill({ status: 500, body: 'no' });
-      } else await route.continue();
-    });
-    // From here on every analysis the page asks for goes through the route (the first one opened included).
-    await cy.page.reload();
+    const release = await routeAnalyses(cy, room, { hold: (t) => t.endsWith('cpu_after_optimizations.txt'), fail: (t) => t.endsWith('before_optimizations.txt') });
     await cy.page.getByRole('tab', { name: 'Spills' }).click();
     await cy.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /after optimizations \(cpu\)/ }).click();
     const outline = cy.page.getByRole('navigation', { name: 'Outline' });
@@ -174,6 +182,30 @@ describe('views waiting on an analysis', () => {
     await expect.poll(async () => (await outline.getByRole('status').textContent()) ?? '', { timeout: 15_000 }).toBe(failed);
     expect(await cy.page.getByRole('region', { name: 'Spills' }).getByRole('status').first().textContent()).toBe(failed);
     await cy.page.screenshot({ path: '/tmp/i/analysis-failed.png' });
+    expect(errors).toEqual([]);
+  });
+
+  it('Mapping names the layer it waits on, then pairs the layers; a layer whose analysis failed is named with the reason', async () => {
+    const room = await createRoom(server, 'MLP: mapping progress');
+    await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('mlp', 'jaxpr.txt'));
+    await addDocument(server, room.id, room.tokens.owner, 'mlp.stablehlo', fixture('mlp', 'stablehlo-debug.mlir'));
+    await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', fixture('mlp', 'hlo-opt.txt'));
+    expect(fixture('mlp', 'hlo-opt.txt').length).toBe(4023);
+    const dee = await openAs(browser, room.links.viewer, 'Dee', errors);
+    const release = await routeAnalyses(dee, room, { hold: (t) => t === 'mlp.hlo-opt', fail: () => false });
+    await openDocument(dee.page, 'mlp.jaxpr', '{ lambda');
+    await dee.page.getByRole('button', { name: 'Mapping' }).click();
+    const mapping = dee.page.getByRole('region', { name: 'Mapping' });
+    await expect.poll(async () => (await mapping.getByRole('status').textContent()) ?? '', { timeout: 15_000 }).toBe('Analysing mlp.hlo-opt… 3.9 KiB');
+    release();
+    await expect.poll(() => mapping.locator('tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await mapping.getByRole('status').count()).toBe(0);
+
+    const eli = await openAs(browser, room.links.viewer, 'Eli', errors);
+    await routeAnalyses(eli, room, { hold: () => false, fail: (t) => t === 'mlp.stablehlo' });
+    await openDocument(eli.page, 'mlp.jaxpr', '{ lambda');
+    await eli.page.getByRole('button', { name: 'Mapping' }).click();
+    await expect.poll(async () => (await eli.page.getByRole('region', { name: 'Mapping' }).getByRole('status').textContent()) ?? '', { timeout: 15_000 }).toBe('Could not analyse mlp.stablehlo: analysis views request answered 500');
     expect(errors).toEqual([]);
   });
 });
