@@ -36,6 +36,16 @@ describe('BlobStaging', () => {
     expect(readdirSync(join(dir, 'room'))).toEqual([]);
   });
 
+  it('leaves no temporary file behind a body that fails at once, before its file is even open', async () => {
+    const staging = new BlobStaging(dir, { stagedBytes: 1000, stagedSeconds: 60 });
+    const failing = async function* (): AsyncGenerator<Uint8Array> {
+      yield* [];
+      throw new Error('cut short');
+    };
+    for (let i = 0; i < 20; i++) await expect(staging.put('room', failing(), BOUND)).rejects.toThrow('cut short');
+    expect(readdirSync(join(dir, 'room'))).toEqual([]);
+  });
+
   it('bounds the bytes one room may stage at once, counting each content once', async () => {
     const staging = new BlobStaging(dir, { stagedBytes: 12, stagedSeconds: 60 });
     await staging.put('a', body('123456'), BOUND);

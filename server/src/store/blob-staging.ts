@@ -111,7 +111,9 @@ export class BlobStaging {
       out.end();
       await finished(out);
     } catch (err) {
+      // The file is opened asynchronously: wait for the stream to close, or the open could create it after the rm.
       out.destroy();
+      await finished(out).catch(() => undefined);
       await rm(tmp, { force: true });
       throw err;
     }
