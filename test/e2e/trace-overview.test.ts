@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeWindowColumns, type TraceSummary, type WindowColumns } from '@seam/shared/trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OVERVIEW_EVENTS } from '../../server/src/trace/overview';
+import { OVERVIEW_EVENTS } from '../../server/src/trace/stored-form';
 import { addDocument, createRoom, startTestServer, type CreatedRoom, type TestServer } from '../helpers/server';
 
 /** One generated event: µs with three decimals, so JSON and the stored doubles agree exactly. */

@@ -7,8 +7,6 @@ import type { TraceStore } from './store';
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
 
-export { OVERVIEW_EVENTS } from './stored-form';
-
 /**
  * Overviews of stored traces: the whole trace's window of each track at {@link OVERVIEW_EVENTS}
  * (past it, the longest event of each equal time bucket), in columns (`encodeWindowColumns`),
