@@ -44,4 +44,17 @@ describe('annotation helpers on the room document', () => {
     expect(readAnnotation(bad)).toBeUndefined();
     expect(readAnnotation('text')).toBeUndefined();
   });
+
+  it('round-trips a carried mark and distrusts a malformed one', () => {
+    const doc = new Y.Doc();
+    const carried = { annotationId: 'old', docId: 'd0', captureId: 'job1', detached: false };
+    addAnnotation(doc, { ...sample('c', 1), carried });
+    addAnnotation(doc, { ...sample('d', 2), carried: { annotationId: 'old2', docId: 'd0', detached: true } });
+    expect(readAnnotations(doc).map((a) => a.carried)).toEqual([carried, { annotationId: 'old2', docId: 'd0', detached: true }]);
+    for (const bad of [{ annotationId: '', docId: 'd0', detached: false }, { annotationId: 'a', docId: 'd0' }, { annotationId: 'a', docId: 'd0', detached: false, captureId: 7 }, 'x']) {
+      const m = annotationsMap(doc).get('c')!;
+      m.set('carried', bad);
+      expect(readAnnotation(m)).toBeUndefined();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { ANNOTATION_KINDS, type Annotation, type AnnotationKind, type Author, type Quote, type Reply } from './annotation';
+import { ANNOTATION_KINDS, type Annotation, type AnnotationKind, type Author, type Carried, type Quote, type Reply } from './annotation';
 import { readTraceAnchor } from './annotation-trace';
 import { RoomKey } from './room-schema';
 
@@ -41,6 +41,7 @@ export function annotationToYMap(a: Annotation): Y.Map<unknown> {
   if (a.bytes !== undefined) m.set('bytes', a.bytes);
   if (a.traffic !== undefined) m.set('traffic', a.traffic);
   if (a.trace !== undefined) m.set('trace', { ...a.trace });
+  if (a.carried !== undefined) m.set('carried', { ...a.carried });
   if (a.editedAt !== undefined) m.set('editedAt', a.editedAt);
   const replies = new Y.Array<Y.Map<unknown>>();
   replies.push(a.replies.map(replyToYMap));
@@ -66,6 +67,17 @@ function readQuote(v: unknown): Quote | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const o = v as Record<string, unknown>;
   return isStr(o.prefix) && isStr(o.exact) && isStr(o.suffix) ? { prefix: o.prefix, exact: o.exact, suffix: o.suffix } : undefined;
+}
+
+const isId = (v: unknown): v is string => isStr(v) && v.length > 0 && v.length <= 200;
+
+/** Reads a `carried` mark; `undefined` when a field is missing or mistyped. */
+export function readCarried(v: unknown): Carried | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!isId(o.annotationId) || !isId(o.docId) || typeof o.detached !== 'boolean') return undefined;
+  if (o.captureId !== undefined && !isId(o.captureId)) return undefined;
+  return { annotationId: o.annotationId, docId: o.docId, ...(o.captureId !== undefined ? { captureId: o.captureId } : {}), detached: o.detached };
 }
 
 /** Reads one reply; `undefined` when a field is missing or mistyped. */
@@ -112,12 +124,17 @@ export function readAnnotation(v: unknown): Annotation | undefined {
   const rawTrace = v.get('trace');
   const trace = rawTrace === undefined ? undefined : readTraceAnchor(rawTrace);
   if (rawTrace !== undefined && !trace) return undefined;
+  // So is a carried mark that is there but malformed: it says where the annotation came from.
+  const rawCarried = v.get('carried');
+  const carried = rawCarried === undefined ? undefined : readCarried(rawCarried);
+  if (rawCarried !== undefined && !carried) return undefined;
   return {
     id, docId, from, to, quote, kind: kind as AnnotationKind, body, author, createdAt, resolved, replies: list,
     ...(isStr(instruction) ? { instruction } : {}),
     ...(isNum(bytes) && bytes >= 0 ? { bytes } : {}),
     ...(isNum(traffic) && traffic >= 0 ? { traffic } : {}),
     ...(trace ? { trace } : {}),
+    ...(carried ? { carried } : {}),
     ...(isNum(editedAt) ? { editedAt } : {}),
   };
 }

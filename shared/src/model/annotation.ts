@@ -26,6 +26,21 @@ export interface Reply {
   readonly editedAt?: number;
 }
 
+/**
+ * Where a carried annotation came from: an annotation on an earlier capture's dump, placed on the
+ * matched line of the capture that re-ran it. `detached` when nothing matched: it then sits at
+ * offset 0 and keeps the original's quote, so nothing is lost.
+ */
+export interface Carried {
+  /** The original annotation's id. */
+  readonly annotationId: string;
+  /** The document the original sits on. */
+  readonly docId: string;
+  /** The capture that document came from, when it came from one. */
+  readonly captureId?: string;
+  readonly detached: boolean;
+}
+
 /** An annotation as plain data: the JSON form of one value of the room document's `annotations` map. */
 export interface Annotation {
   readonly id: string;
@@ -50,6 +65,8 @@ export interface Annotation {
    * empty, so readers that predate it see an annotation at the start of the document.
    */
   readonly trace?: TraceAnchor;
+  /** Set on an annotation carried over from an earlier capture's dump. */
+  readonly carried?: Carried;
   readonly editedAt?: number;
 }
 
