@@ -1,6 +1,8 @@
 import { DocumentKind } from '../../model/document';
+import type { OpTime } from '../gate';
 import type { Diagnostic } from '../types';
 import { diffFusions } from './fusions';
+import { diffOpTimes } from './op-time';
 import { matchGraphs, type Matching } from './match';
 import { DiffGraph } from './side';
 import { diffSpills } from './spills';
@@ -9,10 +11,15 @@ import { MatchTier, type ComputationPair, type DiffCustomCall, type DiffInstruct
 /** Diagnostics kept per side: enough to say why a diff is thin, not a copy of a broken file's thousands. */
 const DIAGNOSTICS_KEPT = 20;
 
-/** Which HLO each text is: before optimization (`hlo`, e.g. a pass dump) or after (`hlo-opt`, the default, with spill candidates). */
+/**
+ * Which HLO each text is: before optimization (`hlo`, e.g. a pass dump) or after (`hlo-opt`, the
+ * default, with spill candidates); and, when each module has a trace, its op rows (the gate's
+ * `OpTime`s): the diff then says each side's measured op time (none by default).
+ */
 export interface DiffOptions {
   readonly kindA?: DocumentKind;
   readonly kindB?: DocumentKind;
+  readonly opTimes?: { readonly a?: readonly OpTime[]; readonly b?: readonly OpTime[] };
 }
 
 /**
@@ -43,6 +50,7 @@ export function diffModules(textA: string, textB: string, options: DiffOptions =
   const spills = diffSpills(a, b, m);
   const sideA = side(a);
   const sideB = side(b);
+  const opTime = options.opTimes ? diffOpTimes(a, b, options.opTimes) : undefined;
   const count = (k: string) => fusions.changes.filter((c) => c.change === k).length;
   const spillCount = (k: SpillChange['change']) => spills.filter((s) => s.change === k).length;
   const spillBytes = (k: SpillChange['change']) => spills.filter((s) => s.change === k).reduce((n, s) => n + (s.a?.bytes ?? s.b?.bytes ?? 0), 0);
@@ -56,10 +64,11 @@ export function diffModules(textA: string, textB: string, options: DiffOptions =
     },
     traffic: { a: sideA.traffic, b: sideB.traffic },
     identical: changed === 0 && added.length === 0 && removed.length === 0 && fusions.changes.length === 0 && spills.every((s) => s.change === 'kept' && s.a?.traffic === s.b?.traffic),
+    ...(opTime ? { opTime: { a: opTime.a, b: opTime.b } } : {}),
   };
   return {
     a: sideA, b: sideB, summary, computations: pairComputations(a, b, m, fusions.keptNodes), pairs, removed, added,
-    fusionsKept: fusions.kept, fusionChanges: fusions.changes, customCalls, spills,
+    fusionsKept: fusions.kept, fusionChanges: fusions.changes, customCalls, spills, ...(opTime ? { opTime } : {}),
     diagnostics: { a: diagnosticsOf(a), b: diagnosticsOf(b) },
   };
 }

@@ -47,6 +47,15 @@ export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; reado
     }
     more(out, d.spills.length, limit);
   }
+  if (d.opTime) {
+    const t = d.opTime;
+    out.push(`## Op time (traces): ${us(t.a)} → ${us(t.b)}`, '', `${n(t.ops.a)} ops of A and ${n(t.ops.b)} of B timed; the slowest:`, '');
+    out.push('| side | op | opcode | line | total | events |', '|---|---|---|---:|---:|---:|');
+    for (const [sideName, list] of [['A', t.slowest.a], ['B', t.slowest.b]] as const) {
+      for (const o of list) out.push(`| ${sideName} | ${where(o)} | ${cell(o.opcode)} | ${o.line} | ${us(o.totalUs)} | ${n(o.count)} |`);
+    }
+    out.push('');
+  }
   out.push(`## Computations: ${d.computations.length} paired`, '');
   if (d.computations.length > 0) {
     out.push('| A | line | B | line | matched |', '|---|---:|---|---:|---:|');
@@ -68,6 +77,11 @@ export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; reado
 /** `117765` → `117,765`. */
 function n(x: number): string {
   return x.toLocaleString('en-US');
+}
+
+/** `1234.5` → `1,234.5 µs`. */
+function us(x: number): string {
+  return `${x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })} µs`;
 }
 
 function more(out: string[], total: number, limit: number): void {

@@ -120,6 +120,23 @@ export interface DiffSummary {
   readonly traffic: { readonly a: number; readonly b: number };
   /** Nothing added, removed, changed, fused otherwise or spilled otherwise. */
   readonly identical: boolean;
+  /** Measured op time of each side, in µs, when both were given a trace (see `DiffOptions.opTimes`). */
+  readonly opTime?: { readonly a: number; readonly b: number };
+}
+
+/** One op of a side with its measured time in a trace of that module. */
+export interface DiffTimedOp extends DiffPlace {
+  readonly opcode: string;
+  readonly totalUs: number;
+  readonly count: number;
+}
+
+/** Both sides' measured op time: totals in µs, how many ops the traces timed, the slowest of each. */
+export interface DiffOpTime {
+  readonly a: number;
+  readonly b: number;
+  readonly ops: { readonly a: number; readonly b: number };
+  readonly slowest: { readonly a: readonly DiffTimedOp[]; readonly b: readonly DiffTimedOp[] };
 }
 
 /**
@@ -143,6 +160,8 @@ export interface ModuleDiff {
   readonly customCalls: { readonly added: readonly DiffCustomCall[]; readonly removed: readonly DiffCustomCall[] };
   /** Largest bytes first. */
   readonly spills: readonly SpillChange[];
+  /** Measured op times, when both sides were given a trace's op rows. */
+  readonly opTime?: DiffOpTime;
   /** Parse diagnostics of A and B, errors and warnings only, each side's first few. */
   readonly diagnostics: { readonly a: readonly Diagnostic[]; readonly b: readonly Diagnostic[] };
 }
