@@ -1,4 +1,5 @@
 import type { Role } from '@seam/shared/model';
+import { readHand, type RaisedHand } from '@seam/shared/protocol';
 
 /** A selection inside a read-only dump, by character offsets. */
 export interface DumpSelection {
@@ -29,6 +30,18 @@ export interface SplitFollow {
   readonly panes: readonly PaneFollow[];
 }
 
+/**
+ * What followers track of a presenter's diff view: the two documents compared (A the base), each
+ * pane's top line, and the line selected in one pane, whose counterpart the other pane shows.
+ */
+export interface DiffFollow {
+  readonly a: string;
+  readonly b: string;
+  readonly topA: number;
+  readonly topB: number;
+  readonly selected?: { readonly side: 'a' | 'b'; readonly line: number };
+}
+
 /** Most panes a presenter's split view may say (split view shows at most three). */
 export const MAX_PRESENCE_PANES = 3;
 /** Longest document id presence carries (ids are a few dozen characters). */
@@ -47,6 +60,7 @@ export interface PresenterView {
   readonly head: number;
   readonly trace?: TraceFollow;
   readonly split?: SplitFollow;
+  readonly diff?: DiffFollow;
 }
 
 /** Largest magnitude of a trace time in presence: a trace's clock may count µs since 1970 (about 1.8e15 today). */
@@ -79,6 +93,12 @@ export interface PresenceState {
   readonly spotlight: Spotlight | null;
   /** The line under this person's pointer in an IR view; sent while presenting. */
   readonly irHover?: HoveredLine | null;
+  /** This person's raised hand; `null` when it is down. */
+  readonly hand?: RaisedHand | null;
+  /** The 1-based line of this person's cursor in the open dump; `null` elsewhere. */
+  readonly line?: number | null;
+  /** Whether this person follows the presenter (while someone presents). */
+  readonly following?: boolean;
 }
 
 /** A participant as the UI lists them. */
@@ -90,6 +110,11 @@ export interface Participant {
   readonly role: Role;
   readonly docId: string | null;
   readonly self: boolean;
+  /** Their raised hand, `null` when down (or malformed). */
+  readonly hand: RaisedHand | null;
+  /** The line of their cursor in `docId`, when they said it. */
+  readonly line: number | null;
+  readonly following: boolean;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -110,6 +135,9 @@ export function readPresence(v: unknown): PresenceState | null {
     view: readView(v.view),
     spotlight: readSpotlight(v.spotlight),
     ...(readHovered(v.irHover) ? { irHover: readHovered(v.irHover) } : {}),
+    hand: readHand(v.hand) ?? null,
+    line: n(v.line) && v.line >= 1 && v.line <= MAX_PRESENCE_LINE ? Math.floor(v.line) : null,
+    following: v.following === true,
   };
 }
 
@@ -130,6 +158,7 @@ function readView(v: unknown): PresenterView | null {
   if (!isObj(v) || !n(v.topLine)) return null;
   const trace = readTraceFollow(v.trace);
   const split = readSplitFollow(v.split);
+  const diff = readDiffFollow(v.diff);
   return {
     docId: typeof v.docId === 'string' ? v.docId : null,
     topLine: v.topLine,
@@ -137,6 +166,7 @@ function readView(v: unknown): PresenterView | null {
     head: n(v.head) ? v.head : 0,
     ...(trace ? { trace } : {}),
     ...(split ? { split } : {}),
+    ...(diff ? { diff } : {}),
   };
 }
 
@@ -150,6 +180,20 @@ export function readSplitFollow(v: unknown): SplitFollow | null {
   if (!isObj(v) || !Array.isArray(v.panes) || v.panes.length === 0 || v.panes.length > MAX_PRESENCE_PANES) return null;
   const panes = (v.panes as unknown[]).map(readPane);
   return panes.every((p): p is PaneFollow => p !== null) ? { panes } : null;
+}
+
+const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_PRESENCE_ID;
+const isLine = (v: unknown): v is number => n(v) && v >= 1 && v <= MAX_PRESENCE_LINE;
+
+/**
+ * A presenter's diff view; `null` unless both document ids and both top lines are well-formed (a
+ * follower never opens half a diff). A malformed selected line is dropped and the rest kept.
+ */
+export function readDiffFollow(v: unknown): DiffFollow | null {
+  if (!isObj(v) || !isId(v.a) || !isId(v.b) || v.a === v.b || !isLine(v.topA) || !isLine(v.topB)) return null;
+  const s = v.selected;
+  const selected = isObj(s) && (s.side === 'a' || s.side === 'b') && isLine(s.line) ? { side: s.side, line: Math.floor(s.line) } : null;
+  return { a: v.a, b: v.b, topA: Math.floor(v.topA), topB: Math.floor(v.topB), ...(selected ? { selected } : {}) };
 }
 
 function readSpan(v: unknown): TraceSpan | null {
@@ -178,7 +222,7 @@ export function participants(states: ReadonlyMap<number, unknown>, selfId: numbe
   for (const [clientId, raw] of states) {
     const p = readPresence(raw);
     if (!p) continue;
-    out.push({ clientId, id: p.user.id, name: p.user.name, color: p.user.color, role: p.role, docId: p.docId, self: clientId === selfId });
+    out.push({ clientId, id: p.user.id, name: p.user.name, color: p.user.color, role: p.role, docId: p.docId, self: clientId === selfId, hand: p.hand ?? null, line: p.line ?? null, following: p.following === true });
   }
   return out.sort((a, b) => Number(b.self) - Number(a.self) || a.name.localeCompare(b.name) || a.clientId - b.clientId);
 }
