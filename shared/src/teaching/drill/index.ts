@@ -1,0 +1,6 @@
+export * from './types';
+export * from './generate';
+export * from './check';
+export { canonicalEinsum } from './einsum-answer';
+export { readDimPair } from './dims-answer';
+export { readBytes, BYTES_TOLERANCE } from './bytes-answer';
