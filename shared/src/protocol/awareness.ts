@@ -37,3 +37,42 @@ export function writeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint8
   }
   return encoding.toUint8Array(e);
 }
+
+/** A raised hand, as a person's awareness state carries it under `hand`: when it went up (ms since 1970). */
+export interface RaisedHand {
+  readonly raisedAt: number;
+}
+
+/** The latest time a hand may say it was raised: the largest time a JavaScript date holds. */
+export const MAX_HAND_TIME = 8.64e15;
+
+/**
+ * Reads the `hand` field of an awareness state strictly: `null` when absent or `null` (no hand up),
+ * a hand when it is exactly `{ raisedAt }` with a positive integer time up to {@link MAX_HAND_TIME},
+ * and `undefined` for anything else (extra keys, strings, fractions, negative or huge times).
+ */
+export function readHand(v: unknown): RaisedHand | null | undefined {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const keys = Object.keys(v);
+  const t = (v as { raisedAt?: unknown }).raisedAt;
+  if (keys.length !== 1 || keys[0] !== 'raisedAt' || typeof t !== 'number' || !Number.isSafeInteger(t) || t <= 0 || t > MAX_HAND_TIME) return undefined;
+  return { raisedAt: t };
+}
+
+/**
+ * Whether an awareness state's JSON text carries a well-formed hand (or none): the server applies
+ * no state whose `hand` {@link readHand} refuses. Text that is not JSON is left to the awareness
+ * protocol, which refuses it too.
+ */
+export function handIsWellFormed(stateJson: string): boolean {
+  // Parsed whole, not searched for the word: `"\u0068and"` is a key `hand` too.
+  let state: unknown;
+  try {
+    state = JSON.parse(stateJson);
+  } catch {
+    return true;
+  }
+  if (typeof state !== 'object' || state === null || !('hand' in state)) return true;
+  return readHand((state as { hand: unknown }).hand) !== undefined;
+}
