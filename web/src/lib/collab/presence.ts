@@ -192,7 +192,7 @@ const isLine = (v: unknown): v is number => n(v) && v >= 1 && v <= MAX_PRESENCE_
 export function readDiffFollow(v: unknown): DiffFollow | null {
   if (!isObj(v) || !isId(v.a) || !isId(v.b) || v.a === v.b || !isLine(v.topA) || !isLine(v.topB)) return null;
   const s = v.selected;
-  const selected = isObj(s) && (s.side === 'a' || s.side === 'b') && isLine(s.line) ? { side: s.side, line: Math.floor(s.line) } : null;
+  const selected = isObj(s) && (s.side === 'a' || s.side === 'b') && isLine(s.line) ? { side: s.side as 'a' | 'b', line: Math.floor(s.line) } : null;
   return { a: v.a, b: v.b, topA: Math.floor(v.topA), topB: Math.floor(v.topB), ...(selected ? { selected } : {}) };
 }
 
