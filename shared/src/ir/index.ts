@@ -10,3 +10,4 @@ export { indexHlo, parseHlo } from './hlo/index';
 export * from './xla/index';
 export * from './diff/index';
 export * from './catalogue/index';
+export * from './carry/index';
