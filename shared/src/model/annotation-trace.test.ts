@@ -65,7 +65,7 @@ describe('trace anchors in the room document', () => {
     addAnnotation(doc, withoutTrace);
     for (const [id, bad] of [['x', { type: 'range', fromUs: 9, toUs: 1 }], ['y', 'op fusion'], ['z', { type: 'op', op: 'f', module: ['m'] }]] as const) {
       const m = annotationToYMap(onTrace(id, undefined));
-      m.set('trace', bad);
+      m.set('a', { ...(m.get('a') as object), trace: bad });
       doc.transact(() => annotationsMap(doc).set(id, m));
       expect(readAnnotation(annotationsMap(doc).get(id))).toBeUndefined();
     }

@@ -14,6 +14,7 @@ import { Role } from './roles';
  * - `presenter` Y.Map: `clientId` (number), `userId`, `name`, `color`, `since`; empty when nobody presents.
  * - `documents` Y.Map: document id → `DocumentMeta` JSON. Written by the server only.
  * - `captures` Y.Map: job id → capture job status JSON. Written by the server only.
+ * - `drills` Y.Map: drill id → `DrillEntry` JSON (questions; answers and tally once revealed). Written by the server only.
  * - `hands` Y.Map: user id → the `raisedAt` of that person's hand the owner lowered. Owner only.
  */
 export const RoomKey = {
@@ -25,6 +26,7 @@ export const RoomKey = {
   documents: 'documents',
   captures: 'captures',
   hands: 'hands',
+  drills: 'drills',
 } as const;
 export type RoomKey = (typeof RoomKey)[keyof typeof RoomKey];
 
@@ -38,6 +40,7 @@ export const WRITERS: Readonly<Record<RoomKey, readonly Role[]>> = {
   documents: [],
   captures: [],
   hands: [Role.owner],
+  drills: [],
 };
 
 /** Keys an annotator may write while the room is locked: none. Owners may always write their keys. */

@@ -2,17 +2,15 @@ import * as Y from 'yjs';
 import {
   addAnnotation as insertAnnotation,
   addReply as appendReply,
-  annotationsMap,
   deleteAnnotation,
+  deleteReply,
   setBody,
+  setReplyBody,
   type Annotation,
   type Author,
 } from '@seam/shared/model';
 
-/**
- * The browser's writes to annotations, on top of the room-document helpers in
- * `@seam/shared/model`; only the reply edits, which those helpers leave out, are written here.
- */
+/** The browser's writes to annotations: fresh ids and times on top of the room-document helpers in `@seam/shared/model`. */
 
 /** A fresh random id for an annotation or reply. */
 export function newId(): string {
@@ -32,30 +30,13 @@ export function addReply(doc: Y.Doc, annotationId: string, body: string, by: Aut
   return appendReply(doc, annotationId, { id: newId(), body, author: { ...by }, createdAt: now });
 }
 
-function findReply(doc: Y.Doc, annotationId: string, replyId: string): { array: Y.Array<unknown>; index: number; map: Y.Map<unknown> } | null {
-  const m = annotationsMap(doc).get(annotationId);
-  const replies = m instanceof Y.Map ? m.get('replies') : undefined;
-  if (!(replies instanceof Y.Array)) return null;
-  const arr = replies.toArray();
-  for (let i = 0; i < arr.length; i++) {
-    const r = arr[i];
-    if (r instanceof Y.Map && r.get('id') === replyId) return { array: replies, index: i, map: r };
-  }
-  return null;
-}
-
 /** Edits the body of an annotation, or of one of its replies when `replyId` is given. */
 export function editBody(doc: Y.Doc, annotationId: string, body: string, replyId?: string, now = Date.now()): void {
   if (!replyId) {
     setBody(doc, annotationId, body, now);
     return;
   }
-  const found = findReply(doc, annotationId, replyId);
-  if (!found) return;
-  doc.transact(() => {
-    found.map.set('body', body);
-    found.map.set('editedAt', now);
-  });
+  setReplyBody(doc, annotationId, replyId, body, now);
 }
 
 /** Deletes an annotation, or one of its replies when `replyId` is given. */
@@ -64,6 +45,5 @@ export function remove(doc: Y.Doc, annotationId: string, replyId?: string): void
     deleteAnnotation(doc, annotationId);
     return;
   }
-  const found = findReply(doc, annotationId, replyId);
-  if (found) found.array.delete(found.index, 1);
+  deleteReply(doc, annotationId, replyId);
 }

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { addAnnotation, addReply, annotationsMap, readAnnotation, readReply, RoomKey, type Annotation, type Reply } from '@seam/shared/model';
+import { addAnnotation, addReply, annotationsMap, readAnnotation, replyItems, RoomKey, type Annotation, type Reply } from '@seam/shared/model';
 import { editBody } from './annotation-store';
 
 /**
@@ -81,17 +81,11 @@ function unsavedItems(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boolean)
   return items;
 }
 
-/** Replies of an annotation's Y.Map, with their maps. */
-function replyMaps(m: Y.Map<unknown>): Y.Map<unknown>[] {
-  const replies = m.get('replies');
-  return replies instanceof Y.Array ? replies.toArray().filter((r): r is Y.Map<unknown> => r instanceof Y.Map) : [];
-}
-
 /** The annotation changes of `replica` that `server` lacks: new annotations, replies, edits, resolutions, deletions. */
 function annotationChanges(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boolean): UnsavedChange[] {
   const out: UnsavedChange[] = [];
   const mine = annotationsMap(replica);
-  const isNew = (t: { _item: Y.Item | null }) => t._item !== null && !has(t._item.id);
+  const saved = annotationsMap(server);
   const isNewField = (m: Y.Map<unknown>, key: string) => {
     const field = m._map.get(key);
     return field !== undefined && !field.deleted && !has(field.id);
@@ -99,32 +93,33 @@ function annotationChanges(replica: Y.Doc, server: Y.Doc, has: (id: Y.ID) => boo
   for (const m of mine.values()) {
     const a = readAnnotation(m);
     if (!a) continue;
-    if (isNew(m)) {
+    if (m._item !== null && !has(m._item.id)) {
       out.push({ kind: 'annotation', annotation: a });
       continue;
     }
     const on = annotationLabel(a);
     if (isNewField(m, 'body')) out.push({ kind: 'edit', annotationId: a.id, on, body: a.body });
     if (isNewField(m, 'resolved')) out.push({ kind: 'other', what: `${a.resolved ? 'resolving' : 'reopening'} the thread on ${on}` });
-    for (const r of replyMaps(m)) {
-      const reply = readReply(r);
-      if (!reply) continue;
-      if (isNew(r)) out.push({ kind: 'reply', annotationId: a.id, on, reply });
-      else if (isNewField(r, 'body')) out.push({ kind: 'edit', annotationId: a.id, replyId: reply.id, on, body: reply.body });
+    const savedReplies = new Set(readAnnotation(saved.get(a.id))?.replies.map((r) => r.id));
+    for (const reply of a.replies) {
+      const items = replyItems(m, reply.id);
+      if (!items || has(items.body.id)) continue;
+      if (savedReplies.has(reply.id)) out.push({ kind: 'edit', annotationId: a.id, replyId: reply.id, on, body: reply.body });
+      else out.push({ kind: 'reply', annotationId: a.id, on, reply });
     }
   }
   // Known to the replica (it has every struct up to this one's clock) yet gone there: deleted locally.
-  const known = (t: { _item: Y.Item | null }) => t._item !== null && t._item.id.clock < Y.getState(replica.store, t._item.id.client);
-  for (const [id, m] of annotationsMap(server)) {
+  const known = (item: Y.Item | null | undefined) => !!item && item.id.clock < Y.getState(replica.store, item.id.client);
+  for (const [id, m] of saved) {
     const a = readAnnotation(m);
     if (!a) continue;
     const kept = mine.get(id);
     if (!kept) {
-      if (known(m)) out.push({ kind: 'other', what: `deleting the annotation on ${annotationLabel(a)}` });
+      if (known(m._item)) out.push({ kind: 'other', what: `deleting the annotation on ${annotationLabel(a)}` });
       continue;
     }
-    const keptReplies = new Set(replyMaps(kept).map((r) => r.get('id')));
-    const deleted = replyMaps(m).filter((r) => known(r) && !keptReplies.has(r.get('id'))).length;
+    const keptReplies = new Set(readAnnotation(kept)?.replies.map((r) => r.id));
+    const deleted = a.replies.filter((r) => known(replyItems(m, r.id)?.whole) && !keptReplies.has(r.id)).length;
     if (deleted > 0) out.push({ kind: 'other', what: `deleting ${deleted === 1 ? 'a reply' : `${deleted} replies`} on ${annotationLabel(a)}` });
   }
   return out;
