@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, JobStatus } from '@seam/shared/model';
+import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, CarriedCounts, JobStatus } from '@seam/shared/model';
 import { migrateJobs } from './schema';
 
 /** A capture job as the queue stores it. */
@@ -22,18 +22,26 @@ export interface JobRecord {
   readonly analyses: Record<string, unknown> | null;
   readonly provenance: CaptureProvenance | null;
   readonly error: CaptureError | null;
+  /** The capture this one re-runs ("Run again"), with this one's version number; null for a first capture. */
+  readonly versionOf: string | null;
+  readonly version: number | null;
+  /** What carrying the previous version's annotations over did, once it has run. */
+  readonly carried: CarriedCounts | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
 
-interface JobRow {
+/** A `capture_jobs` row as the driver returns it (SQLite, or PostgreSQL with `bigint` read as a number). */
+export interface JobRow {
   id: string; room_id: string; request: string; requested_by: string; status: string; attempt: number;
   max_attempts: number; runner_id: string | null; runner_name: string | null; lease_expires_at: number | null;
   phase: string | null; result_attempt: number | null; documents: string; analyses: string | null;
-  provenance: string | null; error: string | null; created_at: number; updated_at: number;
+  provenance: string | null; error: string | null; version_of: string | null; version: number | null; carried: string | null;
+  created_at: number; updated_at: number;
 }
 
-function fromRow(r: JobRow): JobRecord {
+/** The job a `capture_jobs` row holds. */
+export function fromRow(r: JobRow): JobRecord {
   return {
     id: r.id, roomId: r.room_id, request: JSON.parse(r.request) as CaptureRequest, requestedBy: r.requested_by,
     status: r.status as JobStatus, attempt: r.attempt, maxAttempts: r.max_attempts, runnerId: r.runner_id,
@@ -42,6 +50,7 @@ function fromRow(r: JobRow): JobRecord {
     analyses: r.analyses === null ? null : (JSON.parse(r.analyses) as Record<string, unknown>),
     provenance: r.provenance === null ? null : (JSON.parse(r.provenance) as CaptureProvenance),
     error: r.error === null ? null : (JSON.parse(r.error) as CaptureError),
+    versionOf: r.version_of, version: r.version, carried: r.carried === null ? null : (JSON.parse(r.carried) as CarriedCounts),
     createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }
@@ -59,6 +68,9 @@ export function toCaptureEntry(job: JobRecord): CaptureEntry {
     ...(job.provenance !== null ? { provenance: job.provenance } : {}),
     ...(job.analyses !== null ? { analyses: job.analyses } : {}),
     ...(job.error !== null ? { error: job.error } : {}),
+    options: request.options,
+    ...(job.versionOf !== null && job.version !== null ? { versionOf: job.versionOf, version: job.version } : {}),
+    ...(job.carried !== null ? { carried: job.carried } : {}),
   };
 }
 
@@ -77,14 +89,25 @@ export class JobQueue {
     migrateJobs(db);
   }
 
-  /** Adds a queued job; `maxAttempts` bounds how many runners it is leased to before it fails. */
+  /**
+   * Adds a queued job; `maxAttempts` bounds how many runners it is leased to before it fails. A
+   * request naming a `previous` capture becomes its next version (`previous` is checked by the caller).
+   */
   enqueue(roomId: string, request: CaptureRequest, requestedBy: string, maxAttempts: number): JobRecord {
     const id = 'cap_' + randomBytes(12).toString('base64url');
     const t = this.now();
-    this.db.prepare(`INSERT INTO capture_jobs (id, room_id, request, requested_by, wanted_runner, status, max_attempts, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`)
-      .run(id, roomId, JSON.stringify(request), requestedBy, request.runner ?? null, maxAttempts, t, t);
+    const found = request.previous === undefined ? null : this.get(request.previous);
+    const previous = found?.roomId === roomId ? found : null;
+    const version = previous ? (previous.version ?? 1) + 1 : null;
+    this.db.prepare(`INSERT INTO capture_jobs (id, room_id, request, requested_by, wanted_runner, status, max_attempts, version_of, version, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)`)
+      .run(id, roomId, JSON.stringify(request), requestedBy, request.runner ?? null, maxAttempts, previous?.id ?? null, version, t, t);
     return this.mustGet(id);
+  }
+
+  /** Records what carrying a re-run's annotations over did. */
+  setCarried(jobId: string, carried: CarriedCounts): void {
+    this.db.prepare('UPDATE capture_jobs SET carried = ? WHERE id = ?').run(JSON.stringify(carried), jobId);
   }
 
   /** The job with this id, or null. */

@@ -4,7 +4,8 @@ import { bindRunnerTokens } from '../store/migrations';
 /**
  * Creates the job queue's tables in the server's SQLite database when they are missing: capture
  * jobs (one row per job; `attempt` counts leases) and runner tokens (stored as sha256 only, each
- * bound to the runner name it was created with), migrating older runner tokens once.
+ * bound to the runner name it was created with), migrating older runner tokens once and adding the
+ * version columns to an older job table.
  */
 export function migrateJobs(db: Database.Database, now: number = Date.now()): void {
   db.exec(`
@@ -27,6 +28,9 @@ export function migrateJobs(db: Database.Database, now: number = Date.now()): vo
       analyses TEXT,
       provenance TEXT,
       error TEXT,
+      version_of TEXT,
+      version INTEGER,
+      carried TEXT,
       created_at INTEGER NOT NULL,
       updated_at INTEGER NOT NULL
     );
@@ -40,7 +44,18 @@ export function migrateJobs(db: Database.Database, now: number = Date.now()): vo
       revoked_at INTEGER
     );
   `);
+  addVersionColumns(db);
   bindRunnerTokens(db, LOCAL_RUNNER, now);
+}
+
+/**
+ * Data directories from before "Run again": adds the capture a job re-runs (`version_of`), its
+ * version number and what carrying its annotations over did (`carried`, JSON). Idempotent.
+ */
+function addVersionColumns(db: Database.Database): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(capture_jobs)').all() as { name: string }[]).map((c) => c.name));
+  if (columns.has('version_of')) return;
+  db.exec('ALTER TABLE capture_jobs ADD COLUMN version_of TEXT; ALTER TABLE capture_jobs ADD COLUMN version INTEGER; ALTER TABLE capture_jobs ADD COLUMN carried TEXT;');
 }
 
 /** The runner name reserved for the server's own local runner: only a token the server minted may register as it. */

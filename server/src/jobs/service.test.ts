@@ -31,18 +31,27 @@ describe('CaptureService', () => {
   let service: CaptureService;
   let published: CaptureEntry[];
   let ingested: CaptureDocument[];
+  let carries: { previous: { id: string; documents: readonly string[] }; next: { id: string; documents: readonly string[] } }[];
+  let carryFails: boolean;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'seam-service-'));
     db = new Database(join(dir, 'seam.db'));
     published = [];
     ingested = [];
+    carries = [];
+    carryFails = false;
     service = new CaptureService(db, {
       ingest: async (_room, doc) => {
         ingested.push(doc);
         return { id: `doc-${ingested.length}` };
       },
       publish: (_room, entry) => published.push(entry),
+      carry: async (_room, previous, next) => {
+        if (carryFails) throw new Error('text gone');
+        carries.push({ previous: { id: previous.id, documents: previous.documents }, next: { id: next.id, documents: next.documents } });
+        return { annotations: 3, detached: 1, notCarried: 0 };
+      },
     }, quiet, { leaseMs: 60_000 });
   });
   afterEach(() => {
@@ -161,5 +170,30 @@ describe('CaptureService', () => {
     hf.onMessage(writeRunnerMessage({ type: 'hello', name: 'cpu-1', capabilities: caps, agent: 'test' }));
     hf.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: Array.from({ length: RUNNER_LIMITS.heartbeatJobs + 1 }, (_, i) => ({ jobId: `j${i}`, attempt: 1 })) }));
     expect(flood.closed).toBe(CloseCode.malformedMessage);
+  });
+
+  it('makes a re-run the next version of the capture it names, carries its annotations over before publishing it done, and survives a failed carry', async () => {
+    const mine = service.tokens.create('cpu-1');
+    const { h } = connect(mine, 'cpu-1');
+    const body = { ok: true as const, provenance: { runner: 'cpu-1' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
+    const run = async (previous?: string) => {
+      const job = service.request('room', { ...request, ...(previous ? { previous } : {}) }, 'owner');
+      h.onMessage(writeRunnerMessage({ type: 'ready' }));
+      return (await service.postResult(mine, job.id, 1, body))?.job;
+    };
+    const v1 = await run();
+    expect([v1?.versionOf, v1?.version, v1?.carried]).toEqual([null, null, null]);
+    expect(carries).toEqual([]);
+    const v2 = await run(v1?.id);
+    expect(v2).toMatchObject({ status: 'done', versionOf: v1?.id, version: 2, carried: { annotations: 3, detached: 1, notCarried: 0 } });
+    expect(carries).toEqual([{ previous: { id: v1?.id, documents: ['doc-1'] }, next: { id: v2?.id, documents: ['doc-2'] } }]);
+    // The room sees the version and the counts with the status done, in one entry.
+    expect(published.find((e) => e.id === v2?.id && e.status === 'done')).toMatchObject({ versionOf: v1?.id, version: 2, carried: { annotations: 3, detached: 1 } });
+    carryFails = true;
+    const v3 = await run(v2?.id);
+    expect(v3).toMatchObject({ status: 'done', versionOf: v2?.id, version: 3, carried: null, documents: ['doc-3'] });
+    // A previous capture of another room is not taken for this one's.
+    const other = service.request('elsewhere', { ...request, previous: v1?.id }, 'owner');
+    expect([other.versionOf, other.version]).toEqual([null, null]);
   });
 });

@@ -1,4 +1,4 @@
-import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, DocumentKind } from '@seam/shared/model';
+import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, CarriedCounts, DocumentKind } from '@seam/shared/model';
 import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
 import { agentMessageProblem, CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
 import type Database from 'better-sqlite3';
@@ -23,6 +23,11 @@ export interface CaptureSink {
   ingest(roomId: string, doc: CaptureDocument): Promise<{ readonly id: string }>;
   /** Writes one job's entry into the room's `captures` map (server-written, never by clients). */
   publish(roomId: string, entry: CaptureEntry): void;
+  /**
+   * Carries the annotations on the dumps of `previous` over to those of `next`, the capture that
+   * re-ran it ("Run again"), and resolves to what it did.
+   */
+  carry(roomId: string, previous: { readonly id: string; readonly documents: readonly string[] }, next: { readonly id: string; readonly documents: readonly string[] }): Promise<CarriedCounts>;
 }
 
 /** The few log calls the queue makes; pino's logger fits. Tokens are never passed to it. */
@@ -264,6 +269,24 @@ export class CaptureService {
       const error: CaptureError = { reason: 'ingest-error', message: `storing the capture failed: ${(err as Error).message}` };
       return this.queue.fail(job.id, error, provenance);
     }
+    await this.carry(job, ids);
     return this.queue.complete(job.id, ids, provenance, body.analyses ?? null);
+  }
+
+  /**
+   * A re-run's annotations carried over from the capture it re-runs, before it is published as done
+   * (so whoever sees it done sees them too). A failure to carry leaves the capture done, its dumps
+   * stored, and the annotations where they were; it is logged and the card says nothing was carried.
+   */
+  private async carry(job: JobRecord, documents: readonly string[]): Promise<void> {
+    const previous = job.versionOf === null ? null : this.queue.get(job.versionOf);
+    if (!previous || previous.roomId !== job.roomId) return;
+    try {
+      const counts = await this.sink.carry(job.roomId, previous, { id: job.id, documents });
+      this.queue.setCarried(job.id, counts);
+      this.log.info({ jobId: job.id, previous: previous.id, ...counts }, 'annotations carried over');
+    } catch (err) {
+      this.log.warn({ jobId: job.id, previous: previous.id, err: (err as Error).message }, 'carrying annotations over failed');
+    }
   }
 }

@@ -10,13 +10,15 @@ import { captureRoutes } from '../routes/captures';
 import { runnerRoutes } from '../routes/runners';
 import type { Store } from '../store';
 import type { Rooms } from '../sync/rooms';
+import { carryAnnotations } from './carry';
 import { CaptureService, type CaptureSink, type JobTimings } from './service';
 
-/** Builds the capture service over the server's store and rooms: dumps go through the shared ingest. */
+/** Builds the capture service over the server's store and rooms: dumps go through the shared ingest, a re-run's annotations are carried over. */
 export function createCaptureService(db: Database.Database, ingest: IngestDeps, log: Logger, timings: Partial<JobTimings> = {}): CaptureService {
   const sink: CaptureSink = {
     ingest: (roomId, doc) => ingestDocument(ingest, roomId, doc.title, doc.text, { kind: doc.kind, addedBy: doc.addedBy, captureId: doc.captureId }),
     publish: (roomId, entry) => ingest.rooms.get(roomId).transact((d) => d.getMap(RoomKey.captures).set(entry.id, { ...entry })),
+    carry: (roomId, previous, next) => carryAnnotations(ingest, roomId, previous, next),
   };
   return new CaptureService(db, sink, log, timings);
 }

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { CaptureRequestSchema, isFinalStatus, type Role } from '@seam/shared/model';
-import { badRequest, forbidden, issuesMessage, notFound } from '../errors';
+import { CaptureRequestSchema, isFinalStatus, type CaptureRequest, type Role } from '@seam/shared/model';
+import { ApiError, badRequest, ErrorCode, forbidden, issuesMessage, notFound } from '../errors';
 import type { CaptureService } from '../jobs/service';
 import { toCaptureEntry, type JobRecord } from '../jobs/queue';
 import { limitBody, readJson } from './validate';
@@ -29,9 +29,24 @@ function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord
 }
 
 /**
+ * Checks the capture a "Run again" request re-runs: one of this room (another room's is as unknown
+ * as a made-up id), finished, of the same entry function (the same program, edited).
+ */
+function assertPrevious(deps: CaptureRouteDeps, roomId: string, request: CaptureRequest): void {
+  if (request.previous === undefined) return;
+  const previous = deps.jobs.queue.get(request.previous);
+  if (!previous || previous.roomId !== roomId) throw notFound(`no capture ${request.previous} in this room to run again`);
+  if (!isFinalStatus(previous.status)) throw new ApiError(ErrorCode.conflict, `capture ${previous.id} has not finished; it can be run again once it has`);
+  if (previous.request.entry !== request.entry) {
+    throw badRequest(`capture ${previous.id} ran ${previous.request.entry}; running it again runs the same program (entry ${previous.request.entry}, not ${request.entry})`);
+  }
+}
+
+/**
  * `POST /api/rooms/:id/captures` (202 with the queued job), `GET …/captures` (the room's jobs),
  * `GET …/captures/:jobId` (status, documents, error) and `DELETE …/captures/:jobId` (cancel).
- * Owners may capture; annotators when the room allows it and is not locked; viewers never.
+ * Owners may capture; annotators when the room allows it and is not locked; viewers never. A request
+ * naming a `previous` capture ("Run again") makes a new version of it.
  */
 export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const app = new Hono();
@@ -44,6 +59,7 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
     assertMayCapture(deps, roomId, role(c));
     const parsed = CaptureRequestSchema.safeParse(await readJson(c, 'the body must be JSON'));
     if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
+    assertPrevious(deps, roomId, parsed.data);
     const job = deps.jobs.request(roomId, parsed.data, role(c));
     return c.json({ job: toCaptureEntry(job) }, 202);
   });

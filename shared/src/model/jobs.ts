@@ -72,6 +72,12 @@ export const CaptureRequestSchema = z.object({
   capture: z.array(z.enum(CAPTURE_KINDS)).min(1).max(CAPTURE_KINDS.length).default([...DEFAULT_CAPTURE]),
   runner: z.string().min(1).max(128).optional(),
   options: CaptureOptionsSchema.default({ xlaFlags: '', timeoutS: DEFAULT_TIMEOUT_S, repeats: 3 }),
+  /**
+   * "Run again": the id of the capture this one re-runs (a finished capture of the same room and
+   * entry function). The new capture becomes its next version, and the annotations on its dumps
+   * are carried over to the new dumps once they are stored.
+   */
+  previous: z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'previous must be a capture id').optional(),
 });
 /** A validated capture request, defaults filled in. */
 export type CaptureRequest = z.infer<typeof CaptureRequestSchema>;
@@ -121,6 +127,17 @@ export interface CaptureError {
 }
 
 /**
+ * What carrying a re-run's annotations over did: `annotations` copies made (placed or detached),
+ * `detached` of them with no matching line, `notCarried` left on the previous capture only because
+ * the capture carries at most `MAX_CARRIED`.
+ */
+export interface CarriedCounts {
+  readonly annotations: number;
+  readonly detached: number;
+  readonly notCarried: number;
+}
+
+/**
  * One value of the room document's server-written `captures` map (job id → this JSON). The room
  * shows it as the live queue; `documents` are the ids of the capture group's dumps once done.
  */
@@ -145,6 +162,14 @@ export interface CaptureEntry {
   /** Cost and memory analyses as the harness reported them (numbers by name, e.g. `flops`). */
   readonly analyses?: Readonly<Record<string, unknown>>;
   readonly error?: CaptureError;
+  /** The options it ran with (what "Run again" runs with again). */
+  readonly options?: CaptureOptions;
+  /** Set on a re-run ("Run again"): the id of the capture it re-runs. */
+  readonly versionOf?: string;
+  /** Set with `versionOf`: its version number, the previous one's plus one (a first capture is version 1). */
+  readonly version?: number;
+  /** Set on a finished re-run: the annotations carried over from the previous version. */
+  readonly carried?: CarriedCounts;
 }
 
 /** Formats an argument spec the way the Capture panel shows it, e.g. `bf16[8192,128]`. */

@@ -1,7 +1,7 @@
 import { quoteOf, type Annotation } from '../../model/annotation';
 import { DocumentKind, type DocumentMeta } from '../../model/document';
 import { linesOf, mapLines } from './line-map';
-import { placeAnnotation } from './place';
+import { findQuote, placeAnnotation, type Placement } from './place';
 
 /**
  * Most annotations one capture carries over from the capture it re-runs; the rest stay on the
@@ -44,7 +44,8 @@ export interface CarryContext {
  * Carries the annotations of one document of a previous capture (`prevText`) to the same layer of
  * the capture that re-ran it (`nextText`): each is copied (kind, body, author, time, replies,
  * resolved kept) onto its matched range (see `placeAnnotation`), or detached at 0 with the
- * original's quote when nothing matched, with `carried` naming the original. Trace anchors, and
+ * original's quote when nothing matched (one that was detached already is placed by its quote only),
+ * with `carried` naming the original. Trace anchors, and
  * sizes measured on the old dump (`instruction`, `bytes`, `traffic`), are not copied. Pure; the
  * originals are not changed.
  */
@@ -54,7 +55,9 @@ export function carryDocument(prevText: string, nextText: string, kind: Document
   const next = linesOf(nextText);
   const map = mapLines(prev, next, kind);
   return annotations.map((a) => {
-    const placed = placeAnnotation(prev, next, map, a);
+    // One already detached (carried before, with nothing matched) sits at 0: only its quote can place it.
+    const found = a.carried?.detached === true ? findQuote(next, a.quote) : null;
+    const placed: Placement = a.carried?.detached !== true ? placeAnnotation(prev, next, map, a) : found ? { detached: false, ...found } : { detached: true };
     const range = placed.detached ? { from: 0, to: 0, quote: a.quote } : { from: placed.from, to: placed.to, quote: quoteOf(nextText, placed.from, placed.to) };
     return {
       id: ctx.newId(), docId: ctx.docId, ...range, kind: a.kind, body: a.body, author: a.author, createdAt: a.createdAt,
