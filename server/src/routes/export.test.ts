@@ -75,3 +75,34 @@ describe('room export', () => {
     expect(md).toContain(`· figures from the analysis · open`);
   });
 });
+
+describe('diffs in the room export', () => {
+  const fixture = (name: string): string => readFileSync(new URL(`../../../test/fixtures/diff/${name}/hlo-opt.txt`, import.meta.url), 'utf8');
+  /** Imports one dump folder holding `text` as module 0 of `jit_attention`'s optimized HLO. */
+  async function importFolder(folder: string, text: string): Promise<number> {
+    const form = new FormData();
+    form.append('file', new Blob([text]), `${folder}/module_0000.jit_attention.cpu_after_optimizations.txt`);
+    const res = await t.app.request(`/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
+    return res.status;
+  }
+
+  it("diffs a module group's optimized HLO against the earlier import of the same module, in both forms", async () => {
+    expect(await importFolder('naive', fixture('attention'))).toBe(201);
+    expect(await importFolder('online', fixture('attention_online'))).toBe(201);
+    const e = (await (await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: room.tokens.viewer })).json()) as RoomExport;
+    expect(e.diffs).toHaveLength(1);
+    const x = e.diffs![0]!;
+    expect([x.a.group, x.b.group]).toEqual(['module 0000 jit_attention · naive', 'module 0000 jit_attention · online']);
+    const sxs = x.diff?.spills.filter((s) => s.a?.type.startsWith('f32[8192,8192]')).map((s) => [s.change, s.a?.name]);
+    expect(sxs).toEqual([['disappeared', 'convert_exponential_fusion'], ['disappeared', 'convert_convert_fusion'], ['disappeared', 'dot_general.2']]);
+    const md = await (await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: room.tokens.viewer })).text();
+    expect(md).toContain('## Diffs (1)\n\n### module 0000 jit\\_attention · naive → module 0000 jit\\_attention · online');
+    expect(md).toContain('| disappeared | dot\\_general.2 f32\\[8192,8192\\]{1,0} (line 154) |');
+  });
+
+  it('leaves a room without two versions of one program undiffed', async () => {
+    expect(await importFolder('naive', fixture('attention'))).toBe(201);
+    const e = (await (await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: room.tokens.viewer })).json()) as RoomExport;
+    expect(e.diffs).toBeUndefined();
+  });
+});

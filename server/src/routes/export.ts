@@ -1,9 +1,12 @@
 import { Hono, type Context } from 'hono';
-import type { Analysis } from '@seam/shared/ir';
+import type { Analysis, OpTime } from '@seam/shared/ir';
 import {
-  buildExport, DocumentKind, exportMappings, exportToJson, exportToMarkdown, mappingGroups, readAnnotations, readCaptures, RoomKey, ROLES,
-  type DocumentMeta, type ExportedMapping, type GateReport, type GateUnavailable, type RoomExport,
+  buildExport, DocumentKind, exportDiff, exportMappings, exportToJson, exportToMarkdown, groupOf, inertCell, mappingGroups, MAX_EXPORT_DIFF_BYTES, readAnnotations,
+  readCaptures, RoomKey, ROLES, versionPairs, type CaptureEntry, type DocumentMeta, type ExportedDiff, type ExportedMapping, type GateReport,
+  type GateUnavailable, type RoomExport,
 } from '@seam/shared/model';
+import type { OpAggregate } from '@seam/shared/trace';
+import { opTimesOf } from '../cli/trace-op-times';
 import type { AppDeps } from '../app';
 import { requireRole } from '../auth/require';
 import { roomTitle } from '../room-title';
@@ -56,11 +59,34 @@ async function mappingsOf(deps: AppDeps, documents: readonly DocumentMeta[]): Pr
   return out;
 }
 
+/** The op rows of the trace in `d`'s group, when it holds a reduced one. */
+async function groupOpTimes(deps: AppDeps, documents: readonly DocumentMeta[], d: DocumentMeta): Promise<OpTime[] | undefined> {
+  const trace = groupOf(documents, d).find((x) => x.kind === DocumentKind.trace && deps.store.traces.has(x.sha256));
+  const gz = trace ? deps.store.traces.part(trace.sha256, 'ops') : undefined;
+  return gz ? opTimesOf(JSON.parse((await gunzipAsync(gz)).toString('utf8')) as OpAggregate[]) : undefined;
+}
+
+/**
+ * The diff of each version pair (`versionPairs`), one pair at a time so that only two texts are
+ * held at once; texts over `MAX_EXPORT_DIFF_BYTES` are not read (the entry says why).
+ */
+async function diffsOf(deps: AppDeps, documents: readonly DocumentMeta[], captures: readonly CaptureEntry[]): Promise<ExportedDiff[]> {
+  const out: ExportedDiff[] = [];
+  for (const p of versionPairs(documents, captures)) {
+    const small = p.a.bytes <= MAX_EXPORT_DIFF_BYTES && p.b.bytes <= MAX_EXPORT_DIFF_BYTES;
+    const texts = small ? new Map([[p.a.id, await deps.texts.get(p.a.sha256)], [p.b.id, await deps.texts.get(p.b.sha256)]]) : new Map<string, string | undefined>();
+    const times = small ? new Map([[p.a.id, await groupOpTimes(deps, documents, p.a)], [p.b.id, await groupOpTimes(deps, documents, p.b)]]) : new Map<string, OpTime[] | undefined>();
+    out.push(exportDiff(p, { textOf: (d) => texts.get(d.id), opTimesOf: (d) => times.get(d.id), escape: inertCell }));
+  }
+  return out;
+}
+
 /**
  * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents; each
  * annotation with its quoted lines, kind, size and traffic, thread and status; the notes; each
  * capture with its provenance and cost figures; the mapping table of each capture or module group;
- * the gate of each capture group with a trace), for any role. The browser's Export button
+ * the gate of each capture group with a trace; the diff of each capture or module group's HLO
+ * against the earlier group of the same program), for any role. The browser's Export button
  * downloads it. Whatever members wrote, and whatever dumps and runners hold, comes out as inert
  * text in both forms (no markup, no links).
  */
@@ -80,6 +106,8 @@ export function exportRoutes(deps: AppDeps): Hono {
     const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
     const gates = await gatesOf(deps, roomId, documents);
     const mappings = await mappingsOf(deps, documents);
+    const captures = readCaptures(doc);
+    const diffs = await diffsOf(deps, documents, captures);
     // The dumps that spill annotations mark: each spill's readers, and the figures one marked from a selection lacks.
     const spillDocs = new Set(annotations.filter((a) => a.kind === 'spill' && !a.trace).map((a) => a.docId));
     const spillAnalyses = new Map<string, Analysis>();
@@ -89,7 +117,7 @@ export function exportRoutes(deps: AppDeps): Hono {
     }
     return buildExport({
       roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}),
-      notes: doc.getText(RoomKey.notes).toString(), captures: readCaptures(doc), analysisOf: (docId) => spillAnalyses.get(docId), mappings,
+      notes: doc.getText(RoomKey.notes).toString(), captures, analysisOf: (docId) => spillAnalyses.get(docId), mappings, diffs,
     });
   };
 

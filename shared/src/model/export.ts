@@ -4,6 +4,7 @@ import { traceAnchorLabel } from './annotation-trace';
 import { provenanceFacts } from './capture-facts';
 import type { DocumentMeta } from './document';
 import { exportCaptures, type ExportedCapture } from './export-capture';
+import type { ExportedDiff } from './export-diff';
 import { exportMappings, mappingGroups, type ExportedMapping } from './export-mapping';
 import type { GateReport, GateUnavailable } from './gate-report';
 import { formatArgSpec, type CaptureEntry } from './jobs';
@@ -51,6 +52,11 @@ export interface RoomExport {
   readonly mappings?: readonly ExportedMapping[];
   /** The gate of each capture group with a trace, as the server computes it from what it stored (default candidate and bar); absent when none was given. */
   readonly gates?: readonly (GateReport | GateUnavailable)[];
+  /**
+   * The structural diff of each version pair (see `versionPairs`): a capture's or module group's
+   * HLO against the same layer of the earlier group of the same program; absent when there are none.
+   */
+  readonly diffs?: readonly ExportedDiff[];
 }
 
 /** What `buildExport` reads: the room, its documents and annotations, and a way to get each dump's text. */
@@ -79,6 +85,8 @@ export interface ExportInput {
    * time so that only three analyses are held at once); then `analysisOf` serves the spills only.
    */
   readonly mappings?: readonly ExportedMapping[];
+  /** The diffs of the room's version pairs, made by the caller (`exportDiff`, one pair at a time). */
+  readonly diffs?: readonly ExportedDiff[];
 }
 
 /** Rows of one mapping table the Markdown form lists; the JSON form holds them all. */
@@ -156,6 +164,7 @@ export function buildExport(input: ExportInput): RoomExport {
     ...(captures.length > 0 ? { captures } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
     ...(input.gates ? { gates: input.gates } : {}),
+    ...(input.diffs && input.diffs.length > 0 ? { diffs: input.diffs } : {}),
   };
 }
 
@@ -310,9 +319,21 @@ function mappingMarkdown(m: ExportedMapping): string {
   return out.join('\n');
 }
 
+/** Dump text as an inert Markdown table cell, for Markdown made elsewhere (the diffs') to go into the export. */
+export { cell as inertCell };
+
+/** One diff: the two documents, then the diff's own Markdown one heading level down, or why it was not made. */
+function diffMarkdown(x: ExportedDiff): string {
+  const head = `### ${text(x.a.group)} → ${text(x.b.group)}`;
+  const docs = `A: ${text(x.a.title)} (${text(x.a.group)}) · B: ${text(x.b.title)} (${text(x.b.group)}).`;
+  if (x.markdown === undefined) return [head, '', docs, '', `Not diffed: ${text(x.skipped ?? 'no diff')}.`].join('\n');
+  return [head, '', docs, '', x.markdown.replace(/^#/gm, '###').trimEnd()].join('\n');
+}
+
 /**
  * The export as Markdown: title, documents, each annotation with its quoted lines, kind, size,
- * thread and status, the notes, the captures with their provenance, the mapping tables and the gates.
+ * thread and status, the notes, the captures with their provenance, the mapping tables, the gates
+ * and the diffs of the room's version pairs.
  */
 export function exportToMarkdown(e: RoomExport): string {
   const out = [`# ${text(e.room.title)}`, '', `Exported ${isoTime(e.exportedAt)}.`, '', '## Documents', ''];
@@ -333,6 +354,10 @@ export function exportToMarkdown(e: RoomExport): string {
   if (e.gates && e.gates.length > 0) {
     out.push('', `## Gates (${e.gates.length})`);
     for (const g of e.gates) out.push('', gateMarkdown(g));
+  }
+  if (e.diffs && e.diffs.length > 0) {
+    out.push('', `## Diffs (${e.diffs.length})`);
+    for (const x of e.diffs) out.push('', diffMarkdown(x));
   }
   return `${out.join('\n')}\n`;
 }

@@ -8,6 +8,7 @@ export * from './annotation-doc';
 export * from './api';
 export * from './export';
 export * from './export-capture';
+export * from './export-diff';
 export * from './export-mapping';
 export * from './capture-facts';
 export * from './capture-doc';

@@ -1,5 +1,5 @@
 import { formatBytes } from '../../model/export';
-import { markdownCell as cell } from '../link';
+import { markdownCell } from '../link';
 import type { DiffKernel, DiffPlace, DiffSpill, ModuleDiff } from './types';
 
 /** How many rows each list shows before `… N more` (the JSON has them all). */
@@ -8,9 +8,18 @@ const LISTED = 50;
 /**
  * The diff as Markdown: a summary table (A against B), then fusion changes, custom calls, spill
  * candidates with their bytes and traffic, computations, and the instructions only one side has
- * (each list up to `limit` rows). Dump text is escaped for table cells.
+ * (each list up to `limit` rows). Dump text is escaped for table cells by `escape` (by default
+ * `|` and line breaks only; the room export passes its inert-text escape).
  */
-export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; readonly b: string } = { a: 'A', b: 'B' }, limit = LISTED): string {
+export function diffToMarkdown(d: ModuleDiff, names: { readonly a: string; readonly b: string } = { a: 'A', b: 'B' }, limit = LISTED, escape: (s: string) => string = markdownCell): string {
+  const cell = escape;
+  const where = (p: DiffPlace) => cell(`${p.name} in ${p.scope}`);
+  const kernels = (ks: readonly DiffKernel[]) => ks.map((k) => `${cell(k.name)} (${cell(k.kind ?? k.opcode)}, line ${k.line})`).join('; ') || '-';
+  const spill = (s: DiffSpill | undefined) => {
+    if (!s) return '-';
+    const loop = s.loop ? `, in ${s.loop.whiles.join(' > ')}${s.loop.trips !== undefined ? ` ×${s.loop.trips}` : ''}` : '';
+    return `${cell(s.name)} ${cell(s.type)} (line ${s.line}${cell(loop)})`;
+  };
   const s = d.summary;
   const out: string[] = [`# Diff: ${cell(names.a)} → ${cell(names.b)}`, ''];
   out.push(s.identical ? 'The modules compute the same ops, fused and spilled alike.' : `${n(s.matched)} instructions matched (${n(s.changed)} of them not exactly), ${n(s.removed)} removed, ${n(s.added)} added.`, '');
@@ -87,18 +96,4 @@ function us(x: number): string {
 function more(out: string[], total: number, limit: number): void {
   if (total > limit) out.push(`| … ${total - limit} more | | |`);
   out.push('');
-}
-
-function where(p: DiffPlace): string {
-  return cell(`${p.name} in ${p.scope}`);
-}
-
-function kernels(ks: readonly DiffKernel[]): string {
-  return ks.map((k) => `${cell(k.name)} (${cell(k.kind ?? k.opcode)}, line ${k.line})`).join('<br>') || '-';
-}
-
-function spill(s: DiffSpill | undefined): string {
-  if (!s) return '-';
-  const loop = s.loop ? `, in ${s.loop.whiles.join(' > ')}${s.loop.trips !== undefined ? ` ×${s.loop.trips}` : ''}` : '';
-  return `${cell(s.name)} ${cell(s.type)} (line ${s.line}${cell(loop)})`;
 }
