@@ -16,6 +16,7 @@ import { importRoutes } from './routes/imports';
 import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
+import { drillRoutes } from './teaching/drill-routes';
 import { traceRoutes } from './trace/routes';
 import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', traceRoutes(deps));
   app.route('/api/rooms', annotationRoutes(deps));
   app.route('/api/rooms', exportRoutes(deps));
+  app.route('/api/rooms', drillRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
   if (deps.jobs) app.route('/api/rooms', gateRoutes({ ...deps, jobs: deps.jobs }));
   app.all('/api/*', () => {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncMode } from '../config';
-import { addDocumentModules, addDocumentProvenance } from './migrations';
+import { addDocumentModules, addDocumentProvenance, addDrillTables } from './migrations';
 
 /**
  * The schema, applied idempotently at open (then the migrations of older data directories). One
@@ -88,5 +88,6 @@ export function openDatabase(dataDir: string, syncMode: SyncMode): Database.Data
   db.exec(SCHEMA);
   addDocumentProvenance(db);
   addDocumentModules(db);
+  addDrillTables(db);
   return db;
 }

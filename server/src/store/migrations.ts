@@ -86,3 +86,33 @@ export function bindRunnerTokens(db: Database.Database, localName: string, now: 
     return db.prepare('UPDATE runner_tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL').run(now, localName).changes;
   })();
 }
+
+/**
+ * Data directories from before drills: adds the tables of drills (their questions with the
+ * expected answers, which only the server reads) and of their answers (one per person and
+ * question). Idempotent; returns whether it created them.
+ */
+export function addDrillTables(db: Database.Database): boolean {
+  const had = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'drills'").get() as { n: number }).n > 0;
+  db.exec(`CREATE TABLE IF NOT EXISTS drills (
+      id TEXT PRIMARY KEY,
+      room_id TEXT NOT NULL REFERENCES rooms(id),
+      doc_id TEXT NOT NULL,
+      items TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      revealed_at INTEGER
+    );
+    CREATE INDEX IF NOT EXISTS drills_by_room ON drills(room_id, created_at);
+    CREATE TABLE IF NOT EXISTS drill_answers (
+      drill_id TEXT NOT NULL REFERENCES drills(id),
+      person TEXT NOT NULL,
+      name TEXT NOT NULL,
+      question_id TEXT NOT NULL,
+      answer TEXT NOT NULL,
+      correct INTEGER NOT NULL,
+      answered_at INTEGER NOT NULL,
+      first_at INTEGER NOT NULL,
+      PRIMARY KEY (drill_id, person, question_id)
+    );`);
+  return !had;
+}
