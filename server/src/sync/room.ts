@@ -10,6 +10,7 @@ import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
 import { ItemVerdict } from './item-budget';
+import { migrateRoom, needsMigration } from './migrate-room';
 import { PresenceClaims, readBoundedAwareness } from './presence';
 import { serverClientId, WriterClaims } from './writers';
 
@@ -105,6 +106,12 @@ export class Room {
     this.storedBytes = (state.snapshot?.length ?? 0) + state.logBytes;
     this.doc.on('update', this.onUpdate);
     this.awareness.on('update', this.onAwareness);
+    // A room of an older room-document version is migrated once, on load, as one stored server write.
+    if (needsMigration(this.doc)) {
+      let annotations = 0;
+      this.transact((doc) => (annotations = migrateRoom(doc)));
+      deps.log.info({ room: id, annotations }, 'room document migrated');
+    }
   }
 
   /** Queues what a server transaction changed (Yjs encodes it for this listener). */
