@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardTime, lineAtOffset, lineLabel, lineStarts } from './annotation-card';
+import { cardTime, carriedFrom, lineAtOffset, lineLabel, lineStarts } from './annotation-card';
 
 describe('annotation card lines', () => {
   const text = 'HloModule m\n\nENTRY main {\n  %p = f32[4]{0} parameter(0)\n}';
@@ -25,5 +25,18 @@ describe('annotation card times', () => {
     expect(cardTime(new Date(2026, 2, 3, 14, 5).getTime(), now)).toBe('3 Mar 14:05');
     expect(cardTime(new Date(2025, 11, 1, 9, 5).getTime(), now)).toBe('1 Dec 2025');
     expect(cardTime(Number.NaN, now)).toBe('');
+  });
+});
+
+describe('carriedFrom', () => {
+  const versions = new Map([['cap_a', 1]]);
+  const titles = new Map([['d1', 'mlp: jaxpr']]);
+  const label = (captureId: string | undefined, docId: string) =>
+    carriedFrom({ annotationId: 'a1', docId, ...(captureId ? { captureId } : {}), detached: false }, (id) => versions.get(id), (id) => titles.get(id));
+  it('names the version and the document the original sits on, as far as they are known', () => {
+    expect(label('cap_a', 'd1')).toBe('carried from v1 · mlp: jaxpr');
+    expect(label('cap_gone', 'd1')).toBe('carried from mlp: jaxpr');
+    expect(label('cap_a', 'gone')).toBe('carried from v1');
+    expect(label(undefined, 'gone')).toBe('carried');
   });
 });

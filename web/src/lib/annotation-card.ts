@@ -1,3 +1,17 @@
+import type { Carried } from '@seam/shared/model';
+
+/**
+ * What a carried annotation's card says of where it came from: `carried from v1 · mlp: jaxpr`
+ * (the version of the capture the original sits on, and its document's title), as much of it as is
+ * known; `carried` alone when neither is.
+ */
+export function carriedFrom(c: Carried, versionOf: (captureId: string) => number | undefined, titleOf: (docId: string) => string | undefined): string {
+  const v = c.captureId === undefined ? undefined : versionOf(c.captureId);
+  const title = titleOf(c.docId);
+  if (v !== undefined) return title !== undefined ? `carried from v${v} · ${title}` : `carried from v${v}`;
+  return title !== undefined ? `carried from ${title}` : 'carried';
+}
+
 /** Offsets at which each line of a text starts: `[0, …]`, one entry per line. */
 export function lineStarts(text: string): Uint32Array {
   let n = 1;

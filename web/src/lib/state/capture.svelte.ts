@@ -1,8 +1,9 @@
 import * as Y from 'yjs';
-import { isFinalStatus, readCaptures, RoomKey, SettingKey, type CaptureEntry } from '@seam/shared/model';
+import { isFinalStatus, readCaptures, RoomKey, SettingKey, type CaptureEntry, type CaptureRequestInput } from '@seam/shared/model';
 import { ApiError } from '../api';
 import type { CaptureApi, RunnerListing } from '../capture-api';
 import { buildRequest, EMPTY_FORM, MLP_EXAMPLE, parseSpecs, type CaptureForm, type ParsedSpecs } from '../capture-form';
+import { rerunRequest } from '../capture-rerun';
 
 /** The name of the program the panel edits in the room document's `programs` map. */
 export const PROGRAM_NAME = 'main';
@@ -135,16 +136,35 @@ export class CaptureState {
       this.error = built.error;
       return;
     }
+    await this.submit(built.request);
+  }
+
+  private async submit(request: CaptureRequestInput): Promise<void> {
     this.error = null;
     this.submitting = true;
     try {
-      const job = await this.api.request(built.request);
+      const job = await this.api.request(request);
       this.posted = [...this.posted, job];
     } catch (e) {
       this.error = `The capture was not queued: ${message(e)}`;
     } finally {
       this.submitting = false;
     }
+  }
+
+  /**
+   * "Run again": queues the program as it now reads with a finished capture's entry, specs,
+   * layers, runner and options, as that capture's next version (its annotations are carried over).
+   */
+  async runAgain(jobId: string): Promise<void> {
+    const job = this.jobs.find((j) => j.id === jobId);
+    if (!this.canCapture || this.submitting || !job || !isFinalStatus(job.status)) return;
+    const built = rerunRequest(job, this.program?.toString() ?? '');
+    if ('error' in built) {
+      this.error = built.error;
+      return;
+    }
+    await this.submit(built.request);
   }
 
   /** Cancels a queued or running capture. */
