@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { addAnnotation, type Annotation } from '@seam/shared/model';
+import { addAnnotation, addReply, annotationsMap, annotationToVersion1YMap, readAnnotations, setBody, setReplyBody, setResolved, type Annotation } from '@seam/shared/model';
 import { checkUpdate } from './guard';
 import { MalformedUpdate, readUpdateHeaders, StructKind } from './update-headers';
 import { writeUpdate, type StructSpec } from './update-writer';
@@ -195,5 +195,50 @@ describe('checkUpdate against forged clocks and names', () => {
     expect(checkUpdate(server, writeUpdate([{ kind: StructKind.skip, id: { client: ANNOTATOR, clock: 0 }, length: 3 }]), 'annotator')).toEqual({ ok: false, reason: 'gap' });
     const gc = writeUpdate([{ kind: StructKind.gc, id: { client: ANNOTATOR, clock: 1 }, length: 2 }, item(ANNOTATOR, 3, { origin: { client: ANNOTATOR, clock: 2 } })]);
     expect(checkUpdate(server, gc, 'annotator')).toMatchObject({ ok: true });
+  });
+
+});
+
+describe('checkUpdate on version 2 of the annotation map', () => {
+  it('takes version-2 writes by role as it took version 1: annotators write annotations, replies, edits and resolutions; viewers, a lock and other keys refuse them', () => {
+    const { server, client } = pair();
+    const u = change(client, (d) => {
+      addAnnotation(d, annotation('v2'));
+      addReply(d, 'v2', { id: 'r1', body: 'reply', author: { id: 'u', name: 'U', color: '#000' }, createdAt: 2 });
+      setReplyBody(d, 'v2', 'r1', 'edited reply', 3);
+      setResolved(d, 'a0', true);
+      setBody(d, 'a0', 'edited', 4);
+    });
+    expect(checkUpdate(server, u, 'annotator')).toMatchObject({ ok: true, noop: false });
+    expect(checkUpdate(server, u, 'viewer')).toEqual({ ok: false, reason: 'viewer' });
+    const locked = new Y.Doc();
+    Y.applyUpdate(locked, Y.encodeStateAsUpdate(server));
+    locked.getMap('settings').set('locked', true);
+    expect(checkUpdate(locked, u, 'annotator')).toEqual({ ok: false, reason: 'locked' });
+    const other = pair();
+    const forged = change(other.client, (d) => d.getMap('documents').set('x', annotationToVersion1YMap(annotation('x'))));
+    expect(checkUpdate(other.server, forged, 'owner')).toEqual({ ok: false, reason: 'forbidden-key' });
+    const version = pair();
+    expect(checkUpdate(version.server, change(version.client, (d) => d.getMap('settings').set('version', 2)), 'annotator')).toEqual({ ok: false, reason: 'forbidden-key' });
+  });
+
+  it('passes malformed version-2 values under annotations to readers, which distrust them: nothing reaches a view', () => {
+    const { server, client } = pair();
+    const u = change(client, (d) => {
+      const map = annotationsMap(d);
+      for (const [id, value] of [['text', 'not an object'], ['nested', [[['deep']]]], ['proto', JSON.parse('{"__proto__": {"id": "proto"}}') as unknown],
+        ['mistyped', { id: 'mistyped', docId: 'd', from: 'x', to: 1 }]] as const) {
+        const m = new Y.Map<unknown>();
+        map.set(id, m);
+        m.set('a', value);
+      }
+      // Mutable keys of a good annotation, mistyped: the whole annotation is distrusted.
+      (map.get('a0') as Y.Map<unknown>).set('resolved', 'yes');
+    });
+    const verdict = checkUpdate(server, u, 'annotator');
+    expect(verdict).toMatchObject({ ok: true, noop: false });
+    Y.applyUpdate(server, u);
+    expect(annotationsMap(server).size).toBe(5);
+    expect(readAnnotations(server)).toEqual([]);
   });
 });

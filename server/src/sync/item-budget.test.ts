@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
+import { annotationsMap, annotationToVersion1YMap, annotationToYMap, type Annotation } from '@seam/shared/model';
 import { ItemBudget, ItemVerdict } from './item-budget';
 import { MalformedUpdate } from './update-headers';
 
@@ -48,5 +49,24 @@ describe('ItemBudget', () => {
   it('throws MalformedUpdate for bytes that are not an update', () => {
     const budget = new ItemBudget({ itemsPerUpdate: 100, itemsPerSecond: 100, itemsBurst: 100 });
     expect(() => budget.charge(new Uint8Array([0, 0, 7]))).toThrow(MalformedUpdate);
+  });
+
+  it('charges a version-2 annotation two items and a version-1 one thirteen, whatever its values hold', () => {
+    const note = (id: string): Annotation => ({
+      id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b'.repeat(10_000),
+      author: { id: 'u', name: 'U', color: '#000' }, createdAt: 1, resolved: false, replies: [], instruction: '%fusion.3',
+    });
+    const update = (make: (a: Annotation) => Y.Map<unknown>, n: number) => {
+      const doc = new Y.Doc();
+      doc.transact(() => {
+        for (let i = 0; i < n; i += 1) annotationsMap(doc).set(`a${i}`, make(note(`a${i}`)));
+      });
+      return Y.encodeStateAsUpdate(doc);
+    };
+    const limits = { itemsPerUpdate: 26, itemsPerSecond: 1000, itemsBurst: 1000 };
+    expect(new ItemBudget(limits).charge(update(annotationToYMap, 13))).toBe(ItemVerdict.ok);
+    expect(new ItemBudget(limits).charge(update(annotationToYMap, 14))).toBe(ItemVerdict.tooManyInUpdate);
+    expect(new ItemBudget(limits).charge(update(annotationToVersion1YMap, 2))).toBe(ItemVerdict.ok);
+    expect(new ItemBudget(limits).charge(update(annotationToVersion1YMap, 3))).toBe(ItemVerdict.tooManyInUpdate);
   });
 });

@@ -1,6 +1,7 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import type { Role } from '@seam/shared/model';
+import { annotationsMap, annotationToVersion1YMap, type Role } from '@seam/shared/model';
+import { migrateRoom } from './migrate-room';
 import type { Verdict } from './guard';
 import { serverClientId, WriterClaims, type Writer } from './writers';
 
@@ -72,5 +73,21 @@ describe('WriterClaims', () => {
     expect(claims.admit(a, { ok: false, reason: 'gap' })).toEqual({ ok: false, reason: 'gap' });
     expect(claims.admit(a, { ok: true, noop: true, clients: [], update: new Uint8Array() })).toMatchObject({ ok: true, noop: true });
     expect(claims.ownerOf(5)).toBeUndefined();
+  });
+
+  it("keeps the migration's writes the server's: an annotator whose version-1 maps it rewrote keeps its ID, nobody takes the server's", () => {
+    const doc = roomDoc('r');
+    const peer = new Y.Doc();
+    peer.clientID = 33;
+    Y.applyUpdate(peer, Y.encodeStateAsUpdate(doc));
+    annotationsMap(peer).set('x', annotationToVersion1YMap({
+      id: 'x', docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
+      author: { id: 'u', name: 'U', color: '#000' }, createdAt: 1, resolved: false, replies: [],
+    }));
+    Y.applyUpdate(doc, Y.encodeStateAsUpdate(peer, Y.encodeStateVector(doc)));
+    doc.transact(() => migrateRoom(doc));
+    const claims = new WriterClaims<Writer>(doc);
+    expect(claims.admit(conn('annotator', 'a'), writes(33))).toMatchObject({ ok: true });
+    expect(claims.admit(conn('owner', 'o'), writes(serverClientId('r')))).toEqual({ ok: false, reason: 'client-taken' });
   });
 });
