@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { diffModules } from '@seam/shared/ir';
+import { diffChanges, diffLines } from './diff-lines';
+
+const fixture = (name: string): string => readFileSync(new URL(`../../../../../test/fixtures/diff/${name}/hlo-opt.txt`, import.meta.url), 'utf8');
+const naive = fixture('attention');
+const online = fixture('attention_online');
+const d = diffModules(naive, online);
+const lineOf = (text: string, n: number) => text.split('\n')[n - 1] ?? '';
+
+describe('diff lines and changes', () => {
+  const lines = diffLines(d);
+
+  it('maps each matched line to its counterpart both ways, and lists the lines only one side has', () => {
+    expect(lines.aToB.size).toBeGreaterThan(0);
+    for (const [a, b] of lines.aToB) if (lines.bToA.get(b) === a) expect(lineOf(naive, a).length * lineOf(online, b).length).toBeGreaterThan(0);
+    // The naive module's score dot (line 154) and the online module's blocked dot (line 211) have no counterpart.
+    expect(lines.removed).toContain(154);
+    expect(lines.added).toContain(211);
+    expect(lines.aToB.has(154)).toBe(false);
+    expect(lineOf(naive, 154)).toContain('dot_general.2');
+    expect([...lines.removed]).toEqual([...lines.removed].sort((x, y) => x - y));
+    // Every pair of the diff is in the map (a line keeps its first counterpart).
+    for (const p of d.pairs) expect(lines.aToB.has(p.a.line)).toBe(true);
+  });
+
+  it('lists the S×S spills as gone first, with their lines in A, then fusions and one-sided instructions', () => {
+    const changes = diffChanges(d, lines);
+    const gone = changes.filter((c) => c.kind === 'spill' && c.change === 'disappeared' && c.label.includes('f32[8192,8192]'));
+    expect(gone.map((c) => [c.label.split(' ')[0], c.lineA, c.lineB])).toEqual([['convert_exponential_fusion', 159, undefined], ['convert_convert_fusion', 163, undefined], ['dot_general.2', 154, undefined]]);
+    expect(changes[0]?.kind).toBe('spill');
+    const kinds = changes.map((c) => c.kind);
+    expect(kinds.lastIndexOf('spill')).toBeLessThan(kinds.indexOf('removed'));
+    const dot = changes.find((c) => c.kind === 'removed' && c.label.startsWith('dot_general.2 '));
+    expect(dot).toMatchObject({ lineA: 154 });
+    // A one-sided instruction points the other pane at the computation it sits in, when that has a counterpart.
+    expect(dot?.lineB).toBe(d.computations.find((c) => c.a === d.removed.find((i) => i.line === 154)?.scope)?.lineB);
+  });
+});

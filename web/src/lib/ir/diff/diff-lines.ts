@@ -1,0 +1,76 @@
+import type { ModuleDiff } from '@seam/shared/ir';
+
+/** Where each line of one side went in the other, and the lines of each side that nothing matched. */
+export interface DiffLines {
+  readonly aToB: ReadonlyMap<number, number>;
+  readonly bToA: ReadonlyMap<number, number>;
+  /** Lines of A holding an instruction only A has (removed), ascending. */
+  readonly removed: readonly number[];
+  /** Lines of B holding an instruction only B has (added), ascending. */
+  readonly added: readonly number[];
+}
+
+/**
+ * Line counterparts from a diff: matched instructions, fusions kept one to one, and paired
+ * computations (their header lines); a line keeps its first counterpart.
+ */
+export function diffLines(d: ModuleDiff): DiffLines {
+  const aToB = new Map<number, number>();
+  const bToA = new Map<number, number>();
+  const link = (la: number, lb: number) => {
+    if (!aToB.has(la)) aToB.set(la, lb);
+    if (!bToA.has(lb)) bToA.set(lb, la);
+  };
+  for (const p of d.pairs) link(p.a.line, p.b.line);
+  for (const f of d.fusionsKept) link(f.a.line, f.b.line);
+  for (const c of d.computations) link(c.lineA, c.lineB);
+  const lines = (xs: readonly { line: number }[]) => [...new Set(xs.map((x) => x.line))].sort((x, y) => x - y);
+  return { aToB, bToA, removed: lines(d.removed), added: lines(d.added) };
+}
+
+/** One row of the change list: what changed, and where in each side (1-based lines), to scroll both panes to. */
+export interface DiffChange {
+  readonly kind: 'spill' | 'fusion' | 'custom-call' | 'removed' | 'added' | 'op-time';
+  /** `disappeared`, `formed`, `removed`… */
+  readonly change: string;
+  readonly label: string;
+  readonly lineA?: number;
+  readonly lineB?: number;
+}
+
+/** Rows the change list holds at most; the Markdown and JSON have them all. */
+export const MAX_CHANGES = 400;
+
+/**
+ * The change list, most telling first: spill candidates that appeared or disappeared (largest
+ * first), fusion changes, custom calls, then the instructions only one side has. Each row carries
+ * the lines of both sides where it has them (a one-sided row: the counterpart of its computation).
+ */
+export function diffChanges(d: ModuleDiff, lines: DiffLines = diffLines(d)): DiffChange[] {
+  const out: DiffChange[] = [];
+  const scopeLine = (scope: string, side: 'a' | 'b') => d.computations.find((c) => c[side] === scope)?.[side === 'a' ? 'lineB' : 'lineA'];
+  for (const s of d.spills) {
+    if (s.change === 'kept') continue;
+    const x = (s.a ?? s.b)!;
+    out.push({
+      kind: 'spill', change: s.change, label: `${x.name} ${x.type}`,
+      ...(s.a ? { lineA: s.a.line } : {}), ...(s.b ? { lineB: s.b.line } : {}),
+    });
+  }
+  for (const f of d.fusionChanges) {
+    const names = [...f.a, ...f.b].map((k) => k.name);
+    out.push({ kind: 'fusion', change: f.change, label: names.slice(0, 3).join(', ') + (names.length > 3 ? ` +${names.length - 3}` : ''), ...(f.a[0] ? { lineA: f.a[0].line } : {}), ...(f.b[0] ? { lineB: f.b[0].line } : {}) });
+  }
+  for (const [change, list] of [['removed', d.customCalls.removed], ['added', d.customCalls.added]] as const) {
+    for (const k of list) out.push({ kind: 'custom-call', change, label: `${k.kernelName ?? k.name} (${k.target})`, ...(change === 'removed' ? { lineA: k.line } : { lineB: k.line }) });
+  }
+  for (const i of d.removed) {
+    const other = lines.aToB.get(i.line) ?? scopeLine(i.scope, 'a');
+    out.push({ kind: 'removed', change: 'removed', label: `${i.name} ${i.opcode} ${i.type}`, lineA: i.line, ...(other !== undefined ? { lineB: other } : {}) });
+  }
+  for (const i of d.added) {
+    const other = lines.bToA.get(i.line) ?? scopeLine(i.scope, 'b');
+    out.push({ kind: 'added', change: 'added', label: `${i.name} ${i.opcode} ${i.type}`, lineB: i.line, ...(other !== undefined ? { lineA: other } : {}) });
+  }
+  return out;
+}
