@@ -44,7 +44,8 @@ export const MAX_CHANGES = 400;
 /**
  * The change list, most telling first: spill candidates that appeared or disappeared (largest
  * first), fusion changes, custom calls, then the instructions only one side has. Each row carries
- * the lines of both sides where it has them (a one-sided row: the counterpart of its computation).
+ * the lines of both sides where it has them (a one-sided row: its counterpart's, else that of the
+ * computation it sits in).
  */
 export function diffChanges(d: ModuleDiff, lines: DiffLines = diffLines(d)): DiffChange[] {
   const out: DiffChange[] = [];
@@ -52,10 +53,10 @@ export function diffChanges(d: ModuleDiff, lines: DiffLines = diffLines(d)): Dif
   for (const s of d.spills) {
     if (s.change === 'kept') continue;
     const x = (s.a ?? s.b)!;
-    out.push({
-      kind: 'spill', change: s.change, label: `${x.name} ${x.type}`,
-      ...(s.a ? { lineA: s.a.line } : {}), ...(s.b ? { lineB: s.b.line } : {}),
-    });
+    // A one-sided spill points the other pane at its writer's counterpart, else at its computation's.
+    const lineA = s.a?.line ?? (s.b ? (lines.bToA.get(s.b.line) ?? scopeLine(s.b.scope, 'b')) : undefined);
+    const lineB = s.b?.line ?? (s.a ? (lines.aToB.get(s.a.line) ?? scopeLine(s.a.scope, 'a')) : undefined);
+    out.push({ kind: 'spill', change: s.change, label: `${x.name} ${x.type}`, ...(lineA !== undefined ? { lineA } : {}), ...(lineB !== undefined ? { lineB } : {}) });
   }
   for (const f of d.fusionChanges) {
     const names = [...f.a, ...f.b].map((k) => k.name);
