@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { annotationsMap, readAnnotation, RoomKey, setResolved } from '@seam/shared/model';
+import { annotationsMap, annotationToVersion1YMap, readAnnotation, RoomKey, setResolved } from '@seam/shared/model';
 import { addAnnotation, addReply, editBody, remove } from './annotation-store';
 import { rewrite, unsavedChanges } from './unsaved';
 
@@ -69,6 +69,24 @@ describe('unsavedChanges', () => {
     editBody(replica, first, 'second reply, edited', r2);
     expect(unsavedChanges(replica, server)).toEqual([
       { kind: 'edit', annotationId: first, replyId: r2, on: '%fusion.3', body: 'second reply, edited' },
+      { kind: 'other', what: 'deleting a reply on %fusion.3' },
+    ]);
+  });
+
+  it('names replies, reply edits and deletions alike on an annotation of room-document version 1', () => {
+    const server = new Y.Doc();
+    annotationsMap(server).set('old', annotationToVersion1YMap({
+      ...note('written by a version-1 client'), id: 'old', createdAt: 1, resolved: false, instruction: '%fusion.3',
+      replies: [{ id: 'r1', body: 'first', author: ada, createdAt: 2 }, { id: 'r2', body: 'second', author: ada, createdAt: 3 }],
+    }));
+    const replica = new Y.Doc();
+    Y.applyUpdate(replica, Y.encodeStateAsUpdate(server));
+    remove(replica, 'old', 'r1');
+    editBody(replica, 'old', 'second, edited', 'r2');
+    addReply(replica, 'old', 'third', ada);
+    expect(unsavedChanges(replica, server)).toEqual([
+      { kind: 'edit', annotationId: 'old', replyId: 'r2', on: '%fusion.3', body: 'second, edited' },
+      { kind: 'reply', annotationId: 'old', on: '%fusion.3', reply: expect.objectContaining({ body: 'third' }) as unknown },
       { kind: 'other', what: 'deleting a reply on %fusion.3' },
     ]);
   });
