@@ -1,0 +1,30 @@
+import { validated } from '../shared-input';
+import type { SharedStore } from '../shared-store';
+import { postgresJobs } from './jobs';
+import { migrate } from './migrations';
+import { openPool } from './pool';
+import { postgresRoomLog } from './room-log';
+import { postgresRooms } from './rooms';
+
+export { MIGRATIONS, migrate } from './migrations';
+
+/**
+ * Opens the shared store on PostgreSQL at `url` (`postgres://…`): a connection pool of `max`
+ * connections, the schema brought up to date first (`migrate`). Throws `StoreUnavailableError`
+ * when PostgreSQL cannot be reached.
+ */
+export async function openPostgresStore(url: string, opts: { max?: number; now?: () => number } = {}): Promise<SharedStore> {
+  const pool = openPool(url, opts.max);
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return validated({
+    roomLog: postgresRoomLog(pool),
+    rooms: postgresRooms(pool),
+    jobs: postgresJobs(pool, opts.now),
+    close: () => pool.end(),
+  });
+}

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+import { transaction } from './pool';
+
+/** One change to the PostgreSQL schema, applied once, in order, in one transaction. */
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * The schema, as the list of its changes. Never edit an applied one; add the next version.
+ * Room update ids are numbered per room (`room_heads.last_id`, taken under the head row's lock), so
+ * that within a room ids follow commit order even when many instances append: with one global
+ * sequence, an id drawn by a transaction that commits late could fall below a snapshot's
+ * `through_id` and be skipped by every later load.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'rooms, room log, capture jobs',
+    sql: `
+      CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE tokens (
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        role TEXT NOT NULL,
+        hash BYTEA NOT NULL UNIQUE,
+        PRIMARY KEY (room_id, role)
+      );
+      CREATE TABLE room_heads (
+        room_id TEXT PRIMARY KEY,
+        last_id BIGINT NOT NULL
+      );
+      CREATE TABLE room_updates (
+        room_id TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (room_id, id)
+      );
+      CREATE TABLE room_snapshots (
+        room_id TEXT PRIMARY KEY,
+        data BYTEA NOT NULL,
+        through_id BIGINT NOT NULL
+      );
+      CREATE TABLE capture_jobs (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL,
+        request TEXT NOT NULL,
+        requested_by TEXT NOT NULL,
+        wanted_runner TEXT,
+        status TEXT NOT NULL,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL,
+        runner_id TEXT,
+        runner_name TEXT,
+        lease_expires_at BIGINT,
+        requeued_at BIGINT,
+        phase TEXT,
+        result_attempt INTEGER,
+        documents TEXT NOT NULL DEFAULT '[]',
+        analyses TEXT,
+        provenance TEXT,
+        error TEXT,
+        version_of TEXT,
+        version INTEGER,
+        carried TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX capture_jobs_status ON capture_jobs (status, created_at, id);
+      CREATE INDEX capture_jobs_room ON capture_jobs (room_id, created_at);
+    `,
+  },
+];
+
+/** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */
+const MIGRATION_LOCK = 7_385_001;
+
+/**
+ * Brings the database to the latest schema: under an advisory lock (so that instances starting
+ * at once do not race), applies each migration not yet in `seam_migrations`, all in one
+ * transaction. Returns the versions it applied.
+ */
+export async function migrate(pool: pg.Pool, now: number = Date.now()): Promise<number[]> {
+  return transaction(pool, 'migrate', async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await c.query('CREATE TABLE IF NOT EXISTS seam_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+    const done = new Set((await c.query<{ version: number }>('SELECT version FROM seam_migrations')).rows.map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await c.query(m.sql);
+      await c.query('INSERT INTO seam_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, now]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,58 @@
+import Database from 'better-sqlite3';
+import type { SyncMode } from '../config';
+import { JobQueue } from '../jobs/queue';
+import { openStore, type Store } from './index';
+import { validated } from './shared-input';
+import type { AsyncOf, SharedStore } from './shared-store';
+import { StoreUnavailableError } from './store-errors';
+
+/**
+ * SQLite failures that mean the file refused the write (disk full, I/O error, read-only, locked
+ * past the busy timeout), not bad input: they become `StoreUnavailableError`, as PostgreSQL
+ * being unreachable does.
+ */
+const UNAVAILABLE = /^SQLITE_(IOERR|FULL|READONLY|CANTOPEN|BUSY|LOCKED|CORRUPT|NOTADB)/;
+
+function unavailable(err: unknown): boolean {
+  if (err instanceof Database.SqliteError) return UNAVAILABLE.test(err.code);
+  // better-sqlite3 throws a TypeError from every statement once its connection is closed.
+  return err instanceof TypeError && /database connection is not open/.test(err.message);
+}
+
+/** The named methods of `target`, each run at once and answered as a promise; backend failures become `StoreUnavailableError`. */
+function asyncOf<T extends object, K extends keyof T>(target: T, name: string, keys: readonly K[]): AsyncOf<T, K> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const method = target[key] as (...args: unknown[]) => unknown;
+    out[key as string] = async (...args: unknown[]) => {
+      try {
+        return method.apply(target, args);
+      } catch (err) {
+        throw unavailable(err) ? new StoreUnavailableError(`${name}.${String(key)}`, err) : err;
+      }
+    };
+  }
+  return out as AsyncOf<T, K>;
+}
+
+/**
+ * Today's embedded SQLite classes behind the shared store's interface, unchanged (each call runs
+ * synchronously on the event loop, as they always have; the promise is only the interface).
+ * `closeStore` says whether `close()` closes the SQLite store too (true when this adapter opened it).
+ */
+export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = false): SharedStore {
+  return validated({
+    roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
+    rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
+    jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
+    close: async () => {
+      if (closeStore) store.close();
+    },
+  });
+}
+
+/** Opens the embedded store in `dataDir` (as the server does) and serves it as a shared store; `close()` closes it. */
+export function openSqliteSharedStore(dataDir: string, syncMode: SyncMode, now: () => number = Date.now): SharedStore {
+  const store = openStore(dataDir, syncMode);
+  return sqliteSharedStore(store, new JobQueue(store.db, now), true);
+}

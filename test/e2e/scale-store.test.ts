@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SyncMode } from '@seam/server';
+import { openPostgresStore } from '../../server/src/store/postgres';
+import type { SharedStore } from '../../server/src/store/shared-store';
+import { openSqliteSharedStore } from '../../server/src/store/sqlite-shared-store';
+import { StoreUnavailableError } from '../../server/src/store/store-errors';
+import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
+import { describeSharedStore } from '../helpers/scale/store-contract';
+
+let pgServer: TestPostgres;
+let databases = 0;
+beforeAll(async () => {
+  pgServer = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await pgServer?.close();
+});
+
+describeSharedStore('SQLite (embedded, a file on disk)', async (clock) => {
+  const dir = mkdtempSync(join(tmpdir(), 'seam-shared-sqlite-'));
+  const opened: SharedStore[] = [];
+  const open = () => {
+    const s = openSqliteSharedStore(dir, SyncMode.full, () => clock.t);
+    opened.push(s);
+    return s;
+  };
+  return {
+    store: open(),
+    second: async () => open(),
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeSharedStore('PostgreSQL', async (clock) => {
+  const url = await pgServer.createDatabase(`contract_${++databases}`);
+  const opened: SharedStore[] = [];
+  const open = async () => {
+    const s = await openPostgresStore(url, { now: () => clock.t });
+    opened.push(s);
+    return s;
+  };
+  return {
+    store: await open(),
+    second: open,
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+    },
+  };
+});
+
+describe('shared store when its backend is gone', () => {
+  it('PostgreSQL stopped: writes fail with StoreUnavailableError, store nothing, and work again once it is back', async () => {
+    const url = await pgServer.createDatabase('outage');
+    const store = await openPostgresStore(url);
+    try {
+      await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([1])] }]);
+      await pgServer.stop();
+      await expect(store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.jobs.lease('run', 'cpu', 1_000)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.rooms.count()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await pgServer.start();
+      expect((await store.roomLog.load('r')).updates.map((u) => [...u])).toEqual([[1]]);
+      await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([3])] }]);
+      expect((await store.roomLog.load('r')).updates.map((u) => [...u])).toEqual([[1], [3]]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('PostgreSQL killed (kill -9) mid-stream: every append that resolved is there after recovery, none that rejected is acknowledged', async () => {
+    const url = await pgServer.createDatabase('crash');
+    const store = await openPostgresStore(url);
+    try {
+      const resolved: number[] = [];
+      const rejected: unknown[] = [];
+      let i = 0;
+      const writer = (async () => {
+        while (i < 400) {
+          const n = i++;
+          try {
+            await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([n % 256, n >> 8])] }]);
+            resolved.push(n);
+          } catch (err) {
+            rejected.push(err);
+          }
+        }
+      })();
+      while (resolved.length < 50) await new Promise((r) => setTimeout(r, 5));
+      await pgServer.kill();
+      await writer;
+      await pgServer.start();
+      const stored = new Set((await store.roomLog.load('r')).updates.map((u) => u[0]! + (u[1]! << 8)));
+      for (const n of resolved) expect(stored.has(n)).toBe(true);
+      expect(rejected.length).toBeGreaterThan(0);
+      expect(rejected.every((e) => e instanceof StoreUnavailableError)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('PostgreSQL unreachable at open: opening fails with StoreUnavailableError', async () => {
+    await expect(openPostgresStore(`postgres://seam@127.0.0.1:${pgServer.port}/no_such_database_here`)).rejects.toThrow(/no_such_database_here/);
+    await pgServer.stop();
+    try {
+      await expect(openPostgresStore(pgServer.url)).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await pgServer.start();
+    }
+  });
+
+  it('SQLite closed: calls fail with StoreUnavailableError', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-shared-sqlite-'));
+    try {
+      const store = openSqliteSharedStore(dir, SyncMode.full);
+      await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([1])] }]);
+      await store.close();
+      await expect(store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }])).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.roomLog.load('r')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
