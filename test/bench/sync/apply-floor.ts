@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
-import { AnnotationKind, annotationToYMap, annotationsMap } from '@seam/shared/model';
-import { addAnnotations, benchAnnotation, benchDumpText } from './annotations';
+import { AnnotationKind, annotationToVersion1YMap, annotationToYMap, annotationsMap, type Annotation } from '@seam/shared/model';
+import { benchAnnotation, benchDumpText } from './annotations';
 import { summarize, type Summary } from './report';
 
 /** What Yjs alone takes to apply one room state to a fresh document, with no server or socket. */
@@ -10,29 +10,38 @@ export interface ApplyFloor {
   readonly times: Summary;
 }
 
+/** A room document holding `annotations`, written in the form `toYMap` makes, in one transaction. */
+function room(annotations: readonly Annotation[], toYMap: (a: Annotation) => Y.Map<unknown>): Y.Doc {
+  const doc = new Y.Doc();
+  doc.transact(() => {
+    for (const a of annotations) annotationsMap(doc).set(a.id, toYMap(a));
+  });
+  return doc;
+}
+
 /**
  * The client-side floor of a join: `Y.applyUpdate` of a room holding `count` annotations into a
  * fresh `Y.Doc`, `runs` times in this process (after one warm-up), for the benchmark's annotations
- * and for the smallest annotation the room schema allows (every key, one-character strings), so
- * the report shows how much of a join no server can remove.
+ * and for the smallest annotation the room schema allows (one-character strings), each in the
+ * room document's version 2 (what Seam writes) and version 1 (every field its own key, as before),
+ * so the report shows how much of a join no server can remove, and what the schema change removed.
  */
 export function measureApplyFloor(count: number, runs: number): ApplyFloor[] {
   const text = benchDumpText();
   const author = { id: 'bench-writer', name: 'Writer', color: '#ef4444' };
-  const bench = new Y.Doc();
-  addAnnotations(bench, Array.from({ length: count }, (_, n) => benchAnnotation(`join-${bench.clientID}-${n}`, n, 'doc', text, author)));
-  const minimal = new Y.Doc();
-  minimal.transact(() => {
-    const map = annotationsMap(minimal);
-    for (let n = 0; n < count; n += 1) {
-      map.set(`a${n}`, annotationToYMap({
-        id: `a${n}`, docId: 'd', from: n, to: n + 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: AnnotationKind.note, body: 'b',
-        author: { id: 'u', name: 'A', color: '#f00' }, createdAt: 1, resolved: false, replies: [],
-      }));
-    }
-  });
-  return [['benchmark annotations', bench], ['smallest schema-valid annotations', minimal]].map(([name, doc]) => {
-    const update = Y.encodeStateAsUpdate(doc as Y.Doc);
+  const bench = Array.from({ length: count }, (_, n) => benchAnnotation(`join-1234567890-${n}`, n, 'doc', text, author));
+  const minimal = Array.from({ length: count }, (_, n): Annotation => ({
+    id: `a${n}`, docId: 'd', from: n, to: n + 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: AnnotationKind.note, body: 'b',
+    author: { id: 'u', name: 'A', color: '#f00' }, createdAt: 1, resolved: false, replies: [],
+  }));
+  const rooms: [string, Y.Doc][] = [
+    ['benchmark annotations, version 2', room(bench, annotationToYMap)],
+    ['benchmark annotations, version 1', room(bench, annotationToVersion1YMap)],
+    ['smallest schema-valid annotations, version 2', room(minimal, annotationToYMap)],
+    ['smallest schema-valid annotations, version 1', room(minimal, annotationToVersion1YMap)],
+  ];
+  return rooms.map(([name, doc]) => {
+    const update = Y.encodeStateAsUpdate(doc);
     Y.applyUpdate(new Y.Doc(), update);
     const times: number[] = [];
     for (let i = 0; i < runs; i += 1) {
@@ -42,6 +51,6 @@ export function measureApplyFloor(count: number, runs: number): ApplyFloor[] {
       times.push(performance.now() - t0);
       fresh.destroy();
     }
-    return { name: name as string, bytes: update.length, times: summarize(times) };
+    return { name, bytes: update.length, times: summarize(times) };
   });
 }
