@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diffModules } from '@seam/shared/ir';
+import naive from '../../../../../test/fixtures/diff/attention/hlo-opt.txt?raw';
+import online from '../../../../../test/fixtures/diff/attention_online/hlo-opt.txt?raw';
 import { diffChanges, diffLines } from './diff-lines';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../../../test/fixtures/diff/${name}/hlo-opt.txt`, import.meta.url), 'utf8');
-const naive = fixture('attention');
-const online = fixture('attention_online');
 const d = diffModules(naive, online);
 const lineOf = (text: string, n: number) => text.split('\n')[n - 1] ?? '';
 
