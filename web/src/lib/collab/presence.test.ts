@@ -129,3 +129,27 @@ describe("a presenter's diff view in presence", () => {
     expect(view({ ...ok, selected })?.diff).toEqual({ a: 'a1', b: 'b1', topA: 12, topB: 30 });
   });
 });
+
+describe('a raised hand, the cursor line and following in presence', () => {
+  it('reads a hand, the line and following into the participant list', () => {
+    const states = new Map<number, unknown>([[1, { ...ada, hand: { raisedAt: 1_764_000_000_000 }, line: 42.7, following: true }]]);
+    const [p] = participants(states, 2);
+    expect([p?.hand, p?.line, p?.following]).toEqual([{ raisedAt: 1_764_000_000_000 }, 42, true]);
+  });
+
+  it.each([
+    ['a hand with a second key', { raisedAt: 5, by: 'someone' }],
+    ['a hand time as a string', { raisedAt: '5' }],
+    ['a negative hand time', { raisedAt: -5 }],
+    ['a hand that is a word', 'up'],
+  ])('takes %s as no hand, keeping the rest of the state', (_, hand) => {
+    const p = readPresence({ ...ada, hand });
+    expect(p?.hand).toBeNull();
+    expect(p?.dumpSel).toEqual({ docId: 'd1', anchor: 3, head: 9 });
+  });
+
+  it('drops a line that is not a line, and anything but true as following', () => {
+    for (const line of [0, -3, Number.NaN, 1e300, '12', null]) expect(readPresence({ ...ada, line })?.line, String(line)).toBeNull();
+    for (const following of ['yes', 1, null, {}]) expect(readPresence({ ...ada, following })?.following).toBe(false);
+  });
+});

@@ -53,7 +53,16 @@ export class RoomState {
   /** The line the presenter points at in an IR view. */
   presenterHover = $state.raw<HoveredLine | null>(null);
   remoteSelections = $state.raw<(RemoteSelection & { docId: string })[]>([]);
-  following = $state(true);
+  private followingNow = $state(true);
+  /** Whether this person follows the presenter; the room is told (the owner's class panel lists who follows). */
+  get following(): boolean {
+    return this.followingNow;
+  }
+  set following(v: boolean) {
+    if (v === this.followingNow) return;
+    this.followingNow = v;
+    this.publish({ following: v });
+  }
   status = $state.raw<SessionStatus>({ connected: false, synced: false, refused: null, waiting: 0, localLoaded: false });
   online = $state(typeof navigator === 'undefined' ? true : navigator.onLine);
   selectedAnnotation = $state<string | null>(null);
@@ -269,16 +278,45 @@ export class RoomState {
     this.pending = {};
     const prev = a.getLocalState() ?? {};
     const user = { id: this.me.id, name: this.me.name, color: this.me.color, colorLight: `${this.me.color}33` };
-    const next = { docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, ...prev, ...fields, user, role: this.role };
+    const next = { docId: this.docs.openId, dumpSel: null, view: null, spotlight: null, following: this.followingNow, ...prev, ...fields, user, role: this.role };
     // Scrolling reports the same selection at every frame; a state that says nothing new is not
     // sent to everyone (awareness renews a standing state by itself every 15 s).
     if (!equalityDeep(prev, next)) a.setLocalState(next);
   }
 
-  /** Opens a document (or the notes with `'notes'`) and tells the room where this person is. */
+  /** The open dump's last reported view: followers get it as soon as presenting begins, not at the next scroll. */
+  private lastView: { readonly docId: string; readonly topLine: () => number; readonly anchor: number; readonly head: number } | null = null;
+
+  /** The last line counted by `cursorLine`: a cursor that moves is counted from there. */
+  private counted = { docId: '', offset: 0, line: 1 };
+
+  /** The 1-based line at offset `head` of the open dump, counted from the last one (scrolling, which keeps the cursor, counts nothing). */
+  private cursorLine(docId: string, head: number): number | null {
+    const t = this.docs.openText;
+    if (t?.state !== 'ready' || t.docId !== docId || head < 0 || head > t.text.length) return null;
+    const c = this.counted.docId === docId ? this.counted : { docId, offset: 0, line: 1 };
+    const [from, to] = head >= c.offset ? [c.offset, head] : [head, c.offset];
+    let breaks = 0;
+    for (let i = t.text.indexOf('\n', from); i !== -1 && i < to; i = t.text.indexOf('\n', i + 1)) breaks++;
+    this.counted = { docId, offset: head, line: head >= c.offset ? c.line + breaks : c.line - breaks };
+    return this.counted.line;
+  }
+
+  /** The view this person last sent or is about to send. */
+  private sentView(): PresenterView | null {
+    const v = 'view' in this.pending ? this.pending.view : (this.session?.provider.awareness.getLocalState() as { view?: unknown } | null)?.view;
+    return (v as PresenterView | null | undefined) ?? null;
+  }
+
+  /**
+   * Opens a document (or the notes with `'notes'`) and tells the room where this person is. A
+   * presenter's followers are sent the document at once (its first line until its view reports,
+   * which a document without an editor never does); a split view sends its own panes.
+   */
   open(docId: string): void {
     this.docs.open(docId);
-    this.publish({ docId, dumpSel: null });
+    const lead = this.presenting && !this.sentView()?.split && this.sentView()?.docId !== docId;
+    this.publish({ docId, dumpSel: null, line: null, ...(lead ? { view: { docId, topLine: 1, anchor: 0, head: 0 } } : {}) });
   }
 
   /**
@@ -300,8 +338,10 @@ export class RoomState {
   reportView(topLine: () => number, anchor: number, head: number): void {
     const docId = this.docs.openId;
     if (!docId) return;
+    this.lastView = { docId, topLine, anchor, head };
     this.publish({
       dumpSel: { docId, anchor, head },
+      line: this.cursorLine(docId, head),
       view: this.presenting ? { docId, topLine: topLine(), anchor, head } : null,
     });
   }
@@ -363,6 +403,15 @@ export class RoomState {
       m.set('name', this.me.name);
       m.set('color', this.me.color);
       m.set('since', Date.now());
+    });
+    // Followers go to the presenter's document, line and selection now, not at the next scroll. A
+    // trace or a split view sends its own view as presenting begins (in the effects this change
+    // runs before the task below), and theirs is kept.
+    queueMicrotask(() => {
+      const docId = this.docs.openId;
+      if (!docId || !this.presenting || this.sentView()) return;
+      const last = this.lastView?.docId === docId ? this.lastView : null;
+      this.publish({ view: { docId, topLine: last ? last.topLine() : 1, anchor: last?.anchor ?? 0, head: last?.head ?? 0 } });
     });
   }
 
