@@ -148,6 +148,34 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
           }
         }
       });
+
+      it('loses nothing when one instance compacts a room while another appends to it', async () => {
+        const store = await start();
+        const other = await backend!.second();
+        const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
+        const updates = keyUpdates(keys);
+        let appended = 0;
+        const writer = (async () => {
+          for (const u of updates) {
+            await store.roomLog.appendRooms([{ roomId: 'r', updates: [u] }]);
+            appended++;
+          }
+        })();
+        let compactions = 0;
+        while (appended < updates.length || compactions < 3) {
+          const state = await other.roomLog.load('r');
+          if (state.updates.length === 0) {
+            await new Promise((r) => setTimeout(r, 1));
+            continue;
+          }
+          const merged = Y.mergeUpdates(state.snapshot ? [state.snapshot, ...state.updates] : [...state.updates]);
+          await other.roomLog.compact('r', merged, state.lastId);
+          compactions++;
+        }
+        await writer;
+        expect(compactions).toBeGreaterThanOrEqual(3);
+        expect(loadedKeys(await store.roomLog.load('r'))).toEqual([...keys].sort());
+      });
     });
 
     describe('rooms', () => {
