@@ -42,7 +42,9 @@ export function normalizeMlir(line: string): string {
   return line.trim().replace(/%[\w.$-]+/g, '%').replace(/#loc\d*/g, '#loc').replace(/loc\([^)]*\)/g, 'loc()');
 }
 
-/** An HLO line without instruction numbers: `%add.3 = f32[32,128]{1,0} add(%dot_general.0, %add.4)` → `%add = … add(%dot_general, %add)`. */
+/** An HLO line without instruction numbers or metadata: `%add.3 = f32[32,128]{1,0} add(%dot_general.0, %add.4)` → `%add = … add(%dot_general, %add)`. */
 export function normalizeHlo(line: string): string {
-  return line.trim().replace(/([A-Za-z_][\w-]*)\.\d+\b/g, '$1').replace(/stack_frame_id=\d+/g, '');
+  // Metadata (op_name, source, stack frame ids) is left out: it is long, and the diff reads it already.
+  const meta = line.indexOf(', metadata={');
+  return (meta >= 0 ? line.slice(0, meta) : line).trim().replace(/([A-Za-z_][\w-]*)\.\d+\b/g, '$1');
 }
