@@ -26,7 +26,7 @@ let online: DocumentMeta;
 const errors: string[] = [];
 
 function pane(page: Page, side: 'A' | 'B'): Locator {
-  return page.getByRole('region', { name: new RegExp(`^Diff ${side}: `) });
+  return page.getByRole('region', { name: new RegExp(`^Diff pane ${side}: `) });
 }
 
 /** The 1-based numbers of the first and last line wholly inside the pane's scroller. */
@@ -76,7 +76,7 @@ afterAll(async () => {
 describe('the diff view', () => {
   it('opens on the earlier version of the module against the later, and lists the S×S spill as gone', async () => {
     await ada.page.getByRole('button', { name: 'Compare' }).click();
-    const view = ada.page.getByRole('region', { name: 'Diff' });
+    const view = ada.page.getByRole('region', { name: 'Diff view', exact: true });
     expect(await view.getByRole('combobox', { name: 'Diff A' }).inputValue()).toBe(naive.id);
     expect(await view.getByRole('combobox', { name: 'Diff B' }).inputValue()).toBe(online.id);
     const summary = view.getByRole('status', { name: 'Diff summary' });
@@ -101,7 +101,7 @@ describe('the diff view', () => {
   it('a follower sees the same diff at once, and clicking a change scrolls both panes there', async () => {
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
     await bo.page.getByRole('button', { name: 'Stop following' }).waitFor();
-    const boView = bo.page.getByRole('region', { name: 'Diff' });
+    const boView = bo.page.getByRole('region', { name: 'Diff view', exact: true });
     await boView.getByRole('status', { name: 'Diff summary' }).waitFor({ timeout: 30_000 });
     expect(await boView.getByRole('combobox', { name: 'Diff A' }).inputValue()).toBe(naive.id);
     expect(await boView.getByRole('combobox', { name: 'Diff B' }).inputValue()).toBe(online.id);
@@ -112,7 +112,7 @@ describe('the diff view', () => {
     const [a, b] = [pane(ada.page, 'A'), pane(ada.page, 'B')];
     const bBefore = await visibleLines(b);
     expect(await inView(a, line154)).toBe(false);
-    await ada.page.getByRole('region', { name: 'Diff' }).getByRole('list', { name: 'Changes' }).getByRole('button', { name: /spill disappeared\s*dot_general\.2 f32\[8192,8192\]/ }).click();
+    await ada.page.getByRole('region', { name: 'Diff view', exact: true }).getByRole('list', { name: 'Changes' }).getByRole('button', { name: /spill disappeared\s*dot_general\.2 f32\[8192,8192\]/ }).click();
     await expect.poll(() => inView(a, line154), { timeout: 10_000 }).toBe(true);
     // B goes to the entry computation the score dot sat in (it has no counterpart of its own).
     await expect.poll(async () => (await visibleLines(b)).first, { timeout: 10_000 }).not.toBe(bBefore.first);
@@ -146,16 +146,16 @@ describe('the diff view', () => {
     expect(await boLit.textContent()).toBe(await lit.textContent());
   });
 
-  it('the presenter closing the diff closes the follower\'s; the page kept answering while it ran', async () => {
+  it('the presenter closing the diff closes the follower\'s, and neither page raised an error', async () => {
     await ada.page.getByRole('button', { name: 'Close diff' }).click();
-    await expect.poll(() => bo.page.getByRole('region', { name: 'Diff' }).count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => bo.page.getByRole('region', { name: 'Diff view', exact: true }).count(), { timeout: 15_000 }).toBe(0);
     await ada.page.getByRole('button', { name: 'Stop presenting' }).click();
     expect(errors).toEqual([]);
   });
 
   it('says what is wrong with a pair that cannot be diffed, and diffs nothing', async () => {
     await ada.page.getByRole('button', { name: 'Compare' }).click();
-    const view = ada.page.getByRole('region', { name: 'Diff' });
+    const view = ada.page.getByRole('region', { name: 'Diff view', exact: true });
     await view.getByRole('combobox', { name: 'Diff B' }).selectOption(naive.id);
     expect(await view.getByRole('alert').textContent()).toBe('Pick two different documents to compare.');
     expect(await view.getByRole('status', { name: 'Diff summary' }).count()).toBe(0);
