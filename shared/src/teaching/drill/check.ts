@@ -1,3 +1,4 @@
+import { formatBytes } from '../../model/export';
 import { checkBytes } from './bytes-answer';
 import { checkDims, formatDimPair } from './dims-answer';
 import { checkEinsum } from './einsum-answer';
@@ -24,7 +25,7 @@ export function checkAnswer(expected: DrillExpected, answer: unknown): DrillVerd
   }
 }
 
-/** The expected answer as shown once revealed: `ij,jk->ik`, `[1] x [0]`, `fusion.3`, `not fused`, `2048 B`. */
+/** The expected answer as shown once revealed: `ij,jk->ik`, `[1] x [0]`, `fusion.3`, `not fused`, `2,048 B (2 KiB)`. */
 export function formatExpected(expected: DrillExpected): string {
   switch (expected.ask) {
     case 'einsum':
@@ -35,6 +36,6 @@ export function formatExpected(expected: DrillExpected): string {
     case 'fused':
       return expected.fusion ?? 'not fused';
     case 'bytes':
-      return `${expected.bytes} B`;
+      return formatBytes(expected.bytes);
   }
 }

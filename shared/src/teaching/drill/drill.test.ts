@@ -122,7 +122,7 @@ describe('value sizes', () => {
     expect(q.expected).toEqual({ ask: 'bytes', bytes: 8192 * 8192 * 2 });
     for (const right of ['134217728', '134,217,728', '128MiB', '128 MiB', '134 MB', '0.125 GiB', '2**27', '1.34e8 B']) expect(checkAnswer(q.expected, right)).toEqual({ correct: true });
     for (const wrong of ['64 MiB', '268435456', '128', '128 parsecs', '-134217728']) expect(checkAnswer(q.expected, wrong).correct).toBe(false);
-    expect(formatExpected(q.expected)).toBe('134217728 B');
+    expect(formatExpected(q.expected)).toBe('134,217,728 B (128 MiB)');
   });
 
   it('reads sizes in decimal and binary units', () => {
@@ -142,6 +142,13 @@ describe('generation', () => {
     expect(a.map((i) => i.question.ask)).toEqual(['einsum', 'contracting', 'batch', 'fused', 'bytes']);
     const others = [1, 2, 3, 4, 5, 6].map((seed) => generateDrill(COURSE_HLO, { seed, count: 5 }).map((i) => i.question.subject).join());
     expect(new Set(others).size).toBeGreaterThan(1);
+  });
+
+  it('asks the bytes of arrays, not of scalars, when the dump has arrays', () => {
+    const items = all(COURSE_STABLEHLO, [DrillAsk.bytes]);
+    expect(items.length).toBeGreaterThan(0);
+    for (const i of items) expect(i.expected.ask === 'bytes' && i.expected.bytes >= 64).toBe(true);
+    expect(items.some((i) => i.question.subject === '%5')).toBe(false);
   });
 
   it('gives fewer questions when the dump has fewer to ask, and none for a trace or plain text', () => {

@@ -25,6 +25,9 @@ export interface DrillOptions {
   readonly asks?: readonly DrillAsk[];
 }
 
+/** Values smaller than this are asked about only when a dump has nothing larger. */
+const MIN_BYTES = 64;
+
 /** Ops whose fusion membership is not worth asking: plumbing, not computation. */
 const PLUMBING = new Set(['parameter', 'constant', 'fusion', 'tuple', 'get-tuple-element', 'bitcast', 'copy-start', 'copy-done']);
 
@@ -74,8 +77,11 @@ function candidates(ask: DrillAsk, index: DumpIndex, source: DrillSource): Drill
     case DrillAsk.fused:
       if (source.kind !== DocumentKind.hloOpt || index.fusions.length === 0) return [];
       return index.keys.filter((k) => !k.applied && !PLUMBING.has(k.op)).map((k) => fusedItem(k, source));
-    case DrillAsk.bytes:
-      return index.values.filter((v) => v.bytes > 0).map((v) => bytesItem(v, source));
+    case DrillAsk.bytes: {
+      // Scalars and tiny vectors make dull questions: values of at least 64 bytes, when there are any.
+      const sized = index.values.filter((v) => v.bytes >= MIN_BYTES);
+      return (sized.length > 0 ? sized : index.values.filter((v) => v.bytes > 0)).map((v) => bytesItem(v, source));
+    }
   }
 }
 
