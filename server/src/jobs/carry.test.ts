@@ -38,7 +38,8 @@ describe('carryAnnotations on a real store and room', () => {
     let transactions = 0;
     doc.on('afterTransaction', () => transactions++);
 
-    const counts = await carryAnnotations(t.deps, room.id, { id: 'cap_prev', documents: prev }, { id: 'cap_next', documents: next });
+    // Layers of 5,000 characters and more (both texts) matched in a worker thread: the jaxpr (3,849) inline, the optimized HLO (7,369) in a worker.
+    const counts = await carryAnnotations({ ...t.deps, carryWorkerChars: 5_000 }, room.id, { id: 'cap_prev', documents: prev }, { id: 'cap_next', documents: next });
     expect(counts).toEqual({ annotations: 3, detached: 1, notCarried: 1 });
     expect(transactions).toBe(1);
     const after = readAnnotations(doc);
