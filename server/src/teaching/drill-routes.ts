@@ -115,16 +115,19 @@ export function drillRoutes(deps: AppDeps): Hono {
     requireRole(c, store, roomId, [Role.owner]);
     const drillId = drillOf(roomId, c.req.param('did')).id;
     return streamSSE(c, async (stream) => {
-      // Sends run one after another; answers that arrive during a send are covered by one more.
+      // Answers that arrive in one turn of the event loop (a class answering at once) make one
+      // event, sent once the sockets ready in that turn are read; sends run one after another.
       let chain = Promise.resolve();
       let queued = false;
       const send = () => {
         if (queued) return;
         queued = true;
-        chain = chain.then(async () => {
-          queued = false;
-          const drill = drills.get(roomId, drillId);
-          if (drill && !stream.aborted) await stream.writeSSE({ event: 'answers', data: JSON.stringify(classViewOf(drill, drills.answers(drillId))) });
+        setImmediate(() => {
+          chain = chain.then(async () => {
+            queued = false;
+            const drill = drills.get(roomId, drillId);
+            if (drill && !stream.aborted) await stream.writeSSE({ event: 'answers', data: JSON.stringify(classViewOf(drill, drills.answers(drillId))) });
+          });
         });
       };
       send();

@@ -30,6 +30,9 @@ const toAnswer = (r: AnswerRow): StoredAnswer => ({
   person: r.person, name: r.name, questionId: r.question_id, answer: r.answer, correct: r.correct === 1, answeredAt: r.answered_at, firstAt: r.first_at,
 });
 
+/** How many drills' parsed items are kept in memory. */
+const PARSED_DRILLS = 64;
+
 /** Drills and their answers in SQLite (tables made by `addDrillTables`). */
 export class DrillStore {
   private readonly insertDrill;
@@ -41,6 +44,8 @@ export class DrillStore {
   private readonly selectMine;
   private readonly countPeople;
   private readonly personFirst;
+  /** Parsed items by drill id, with the text they were parsed from. */
+  private readonly parsed = new Map<string, { text: string; items: DrillItem[] }>();
 
   constructor(db: Database.Database) {
     this.insertDrill = db.prepare('INSERT INTO drills (id, room_id, doc_id, items, created_at) VALUES (?, ?, ?, ?, ?)');
@@ -62,10 +67,17 @@ export class DrillStore {
     this.insertDrill.run(d.id, d.roomId, d.docId, JSON.stringify(d.items), d.createdAt);
   }
 
-  /** The drill `id` of room `roomId`, or `undefined`. */
+  /** The drill `id` of room `roomId`, or `undefined`. Its items are parsed once per text read. */
   get(roomId: string, id: string): StoredDrill | undefined {
     const r = this.selectDrill.get(roomId, id);
-    return r && { id: r.id, roomId: r.room_id, docId: r.doc_id, items: JSON.parse(r.items) as DrillItem[], createdAt: r.created_at, revealedAt: r.revealed_at };
+    if (!r) return undefined;
+    let items = this.parsed.get(r.id);
+    if (items?.text !== r.items) {
+      // Drills being answered are few at a time: a full cache starts again rather than tracking age.
+      if (this.parsed.size >= PARSED_DRILLS) this.parsed.clear();
+      this.parsed.set(r.id, (items = { text: r.items, items: JSON.parse(r.items) as DrillItem[] }));
+    }
+    return { id: r.id, roomId: r.room_id, docId: r.doc_id, items: items.items, createdAt: r.created_at, revealedAt: r.revealed_at };
   }
 
   countInRoom(roomId: string): number {
