@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +82,8 @@ export async function startHaproxy(backends: readonly number[]): Promise<TestHap
     writeFileSync(cfg, config(port, adminSocket, backends));
     const d = spawnDaemon(HAPROXY, ['-f', cfg, '-db']);
     try {
-      await waitReady(d, 'HAProxy', () => canConnect(port));
+      // Ready once both the frontend and the admin socket answer (HAProxy opens them one after the other).
+      await waitReady(d, 'HAProxy', async () => (await canConnect(port)) && existsSync(adminSocket) && (await admin(adminSocket, 'show info').catch(() => '')).includes('Name: HAProxy'));
       daemon = d;
     } catch (err) {
       if (attempt >= 3 || !/cannot bind|address already in use/i.test(d.output())) {
