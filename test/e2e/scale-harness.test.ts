@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, createRoom, waitFor } from '../helpers';
 import { startCluster, type TestCluster } from '../helpers/scale/cluster';
+import { POSTGRES_USER } from '../helpers/scale/binaries';
 import { canConnect } from '../helpers/scale/daemon';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
 import { startRedis, type TestRedis } from '../helpers/scale/redis';
@@ -41,8 +43,8 @@ describe('scale harness: PostgreSQL', () => {
       { name: 'listen_addresses', setting: '127.0.0.1' },
       { name: 'synchronous_commit', setting: 'on' },
     ]);
-    const [{ pid }] = (await query(url, 'SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
-    expect(uidOf(pid)).not.toBe(0);
+    expect(uidOf(pgServer.pid()!)).not.toBe(0);
+    expect(uidOf(pgServer.pid()!)).toBe(process.getuid?.() === 0 ? Number(execFileSync('id', ['-u', POSTGRES_USER], { encoding: 'utf8' }).trim()) : process.getuid?.());
 
     await query(url, 'CREATE TABLE t (v INTEGER)');
     await query(url, 'INSERT INTO t VALUES (1)');

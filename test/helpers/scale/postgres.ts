@@ -23,6 +23,8 @@ export interface TestPostgres {
   start(): Promise<void>;
   /** Whether the postmaster is running. */
   running(): boolean;
+  /** The postmaster's process id while it runs. */
+  pid(): number | undefined;
   /** Stops it and removes the directory. */
   close(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       await launch(20);
     },
     running: () => daemon !== undefined && !daemon.exited(),
+    pid: () => (daemon && !daemon.exited() ? daemon.child.pid : undefined),
     close: async () => {
       await stopWith('SIGINT');
       rmSync(dir, { recursive: true, force: true });
