@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { diffModules } from '@seam/shared/ir';
 import naive from '../../../../../test/fixtures/diff/attention/hlo-opt.txt?raw';
 import online from '../../../../../test/fixtures/diff/attention_online/hlo-opt.txt?raw';
-import { diffChanges, diffLines } from './diff-lines';
+import { counterpart, diffChanges, diffLines } from './diff-lines';
+import { digestDiff } from './diff-digest';
 
 const d = diffModules(naive, online);
 const lineOf = (text: string, n: number) => text.split('\n')[n - 1] ?? '';
@@ -11,16 +12,21 @@ describe('diff lines and changes', () => {
   const lines = diffLines(d);
 
   it('maps each matched line to its counterpart both ways, and lists the lines only one side has', () => {
-    expect(lines.aToB.size).toBeGreaterThan(0);
-    for (const [a, b] of lines.aToB) if (lines.bToA.get(b) === a) expect(lineOf(naive, a).length * lineOf(online, b).length).toBeGreaterThan(0);
+    // A's first matched op (`%constant.2`, line 41) went to B's `%constant.14`, line 288, and back.
+    expect(counterpart(lines, 'a', 41)).toBe(288);
+    expect(counterpart(lines, 'b', 288)).toBe(41);
+    expect(lineOf(naive, 41)).toContain('%constant.2 = f32[] constant(0)');
+    expect(lineOf(online, 288)).toContain('%constant.14 = f32[] constant(0)');
     // The naive module's score dot (line 154) and the online module's blocked dot (line 211) have no counterpart.
     expect(lines.removed).toContain(154);
     expect(lines.added).toContain(211);
-    expect(lines.aToB.has(154)).toBe(false);
+    expect(counterpart(lines, 'a', 154)).toBeUndefined();
+    expect(counterpart(lines, 'a', 0)).toBeUndefined();
+    expect(counterpart(lines, 'b', 1e6)).toBeUndefined();
     expect(lineOf(naive, 154)).toContain('dot_general.2');
-    expect([...lines.removed]).toEqual([...lines.removed].sort((x, y) => x - y));
+    expect([...lines.removed]).toEqual([...new Set(d.removed.map((i) => i.line))].sort((x, y) => x - y));
     // Every pair of the diff is in the map (a line keeps its first counterpart).
-    for (const p of d.pairs) expect(lines.aToB.has(p.a.line)).toBe(true);
+    for (const p of d.pairs) expect(counterpart(lines, 'a', p.a.line)).toBeGreaterThan(0);
   });
 
   it('lists the S×S spills as gone first, with their lines in A, then fusions and one-sided instructions', () => {
@@ -37,5 +43,15 @@ describe('diff lines and changes', () => {
     expect(dot).toMatchObject({ lineA: 154 });
     // A one-sided instruction points the other pane at the computation it sits in, when that has a counterpart.
     expect(dot?.lineB).toBe(d.computations.find((c) => c.a === d.removed.find((i) => i.line === 154)?.scope)?.lineB);
+  });
+});
+
+describe('the digest the page keeps', () => {
+  it('holds the summary, the line maps, the changes and the whole Markdown, without the pairs', () => {
+    const g = digestDiff(d, { a: 'naive', b: 'online' });
+    expect(g.summary).toEqual(d.summary);
+    expect(g.changeCount).toBe(diffChanges(d).length);
+    expect(g.changes).toEqual(diffChanges(d).slice(0, g.changes.length));
+    expect(g.markdown.startsWith('# Diff: naive → online')).toBe(true);
   });
 });

@@ -3,7 +3,8 @@ import { Decoration, EditorView, type DecorationSet } from '@codemirror/view';
 
 /** Lines of one pane that nothing in the other side matched: `removed` in A, `added` in B. */
 export interface DiffMarks {
-  readonly lines: readonly number[];
+  /** Ascending. */
+  readonly lines: ArrayLike<number>;
   readonly change: 'removed' | 'added';
 }
 
@@ -23,7 +24,11 @@ const marksField = StateField.define<DecorationSet>({
       const doc = tr.state.doc;
       const b = new RangeSetBuilder<Decoration>();
       // Ascending and in range, as the builder wants them.
-      for (const n of e.value.lines) if (n >= 1 && n <= doc.lines) b.add(doc.line(n).from, doc.line(n).from, decos[e.value.change]);
+      const { lines } = e.value;
+      for (let i = 0; i < lines.length; i++) {
+        const n = lines[i] as number;
+        if (n >= 1 && n <= doc.lines && (i === 0 || n > (lines[i - 1] as number))) b.add(doc.line(n).from, doc.line(n).from, decos[e.value.change]);
+      }
       value = b.finish();
     }
     return value.map(tr.changes);

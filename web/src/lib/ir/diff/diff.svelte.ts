@@ -1,16 +1,17 @@
-import type { ModuleDiff, OpTime } from '@seam/shared/ir';
+import type { OpTime } from '@seam/shared/ir';
 import type * as Y from 'yjs';
 import { readCaptures, type DocumentMeta } from '@seam/shared/model';
 import type { DiffFollow, PresenterView } from '../../collab/presence';
 import type { OpTimes } from '../../editor/ir/op-times';
 import { defaultPair, pairProblem } from './diff-docs';
-import { diffChanges, diffLines, type DiffChange, type DiffLines } from './diff-lines';
+import type { DiffDigest } from './diff-digest';
+import { counterpart } from './diff-lines';
 import type { DiffReply, DiffRequest } from './diff-protocol';
 
 /** The diff the view shows: being made, made (with its line maps and change list), or why not. */
 export type DiffResult =
   | { readonly state: 'running'; readonly key: string }
-  | { readonly state: 'ready'; readonly key: string; readonly diff: ModuleDiff; readonly lines: DiffLines; readonly changes: readonly DiffChange[] }
+  | { readonly state: 'ready'; readonly key: string; readonly digest: DiffDigest }
   | { readonly state: 'failed'; readonly key: string; readonly message: string };
 
 /** A line of one side to bring into view in both panes (a change clicked, a line selected); `at` makes repeats distinct. */
@@ -86,7 +87,7 @@ export class DiffState {
     this.pending.set(id, key);
     this.result = { state: 'running', key };
     const opTimes = times.a && times.b ? { a: rowsOf(times.a), b: rowsOf(times.b) } : undefined;
-    const req: DiffRequest = { id, a: textA, b: textB, kindA: a.kind, kindB: b.kind, ...(opTimes ? { opTimes } : {}) };
+    const req: DiffRequest = { id, a: textA, b: textB, kindA: a.kind, kindB: b.kind, names: { a: a.title, b: b.title }, ...(opTimes ? { opTimes } : {}) };
     this.start().postMessage(req);
   }
 
@@ -99,10 +100,7 @@ export class DiffState {
       // Only the latest request's answer shows: an earlier pair's diff arriving late is dropped.
       if (key === undefined || this.result?.key !== key) return;
       if (!e.data.ok) this.result = { state: 'failed', key, message: e.data.message };
-      else {
-        const lines = diffLines(e.data.diff);
-        this.result = { state: 'ready', key, diff: e.data.diff, lines, changes: diffChanges(e.data.diff, lines) };
-      }
+      else this.result = { state: 'ready', key, digest: e.data.digest };
     };
     w.onerror = (e) => {
       const key = this.result?.key ?? '';
@@ -122,7 +120,7 @@ export class DiffState {
     this.selected = { side, line };
     const r = this.result;
     if (r?.state !== 'ready') return;
-    const other = side === 'a' ? r.lines.aToB.get(line) : r.lines.bToA.get(line);
+    const other = counterpart(r.digest.lines, side, line);
     if (other === undefined) return;
     this.focus = side === 'a' ? { lineA: line, lineB: other, from: 'a', at: Date.now() } : { lineA: other, lineB: line, from: 'b', at: Date.now() };
   }
