@@ -16,6 +16,7 @@ import { Role } from './roles';
  * - `captures` Y.Map: job id → capture job status JSON. Written by the server only.
  * - `drills` Y.Map: drill id → `DrillEntry` JSON (questions; answers and tally once revealed). Written by the server only.
  * - `hands` Y.Map: user id → the `raisedAt` of that person's hand the owner lowered. Owner only.
+ * - `lab` Y.Map: `lab` the opened lab's steps and captures (`LabView`), `results` their checks for the room and per member (`LabResults`). Written by the server only.
  */
 export const RoomKey = {
   annotations: 'annotations',
@@ -27,6 +28,7 @@ export const RoomKey = {
   captures: 'captures',
   hands: 'hands',
   drills: 'drills',
+  lab: 'lab',
 } as const;
 export type RoomKey = (typeof RoomKey)[keyof typeof RoomKey];
 
@@ -41,6 +43,7 @@ export const WRITERS: Readonly<Record<RoomKey, readonly Role[]>> = {
   captures: [],
   hands: [Role.owner],
   drills: [],
+  lab: [],
 };
 
 /** Keys an annotator may write while the room is locked: none. Owners may always write their keys. */

@@ -1,1 +1,2 @@
 export * from './drill/index';
+export * from './lab/index';
