@@ -164,10 +164,11 @@ describe('room bus on Redis: hostile input and restarts', () => {
       },
     });
 
-    const total = 300;
+    // Writes until B has had 20 updates through the bus since Redis came back (the bound of 5,000
+    // only ends a run where it never does, which the assertions below then report).
     let written = 0;
     const writer = (async () => {
-      for (let i = 0; i < total; i++) {
+      for (let i = 0; i < 5_000 && !(restarted && viaBusAfterRestart >= 20); i++) {
         const before = Y.encodeStateVector(docA);
         docA.getMap('m').set(`k${i}`, i);
         const update = Y.encodeStateAsUpdate(docA, before);
@@ -183,12 +184,13 @@ describe('room bus on Redis: hostile input and restarts', () => {
     await redis.start();
     restarted = true;
     await writer;
+    const total = written;
     await waitFor(() => docB.getMap('m').size === total, 'B to hold every update', 20_000);
 
     expect(docB.getMap('m').toJSON()).toEqual(docA.getMap('m').toJSON());
     expect(resyncs).toBeGreaterThan(0);
     expect(viaBus).toBeGreaterThan(0);
-    expect(viaBusAfterRestart).toBeGreaterThan(0);
+    expect(viaBusAfterRestart).toBeGreaterThanOrEqual(20);
     expect(errorsA.length).toBeGreaterThan(0);
     expect((await storeB.roomLog.load('r')).updates).toHaveLength(total);
     docA.destroy();
