@@ -11,12 +11,13 @@ const UNITS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Reads a size: `67108864`, `67,108,864`, `64MiB`, `64 MiB`, `67.1 MB`, `2**26`, `6.7e7 B`.
+ * Reads a size: `67108864`, `67,108,864`, `2,048 B (2 KiB)`, `64MiB`, `64 MiB`, `67.1 MB`, `2**26`, `6.7e7 B`.
  * `KB`/`MB` are powers of ten, `KiB`/`MiB` (and bare `K`/`M`) powers of two. `undefined` when
  * it is not a finite, non-negative size.
  */
 export function readBytes(text: string): number | undefined {
-  const t = text.trim().toLowerCase().replace(/_/g, '');
+  // `2,048 B (2 KiB)`, as a revealed answer reads: the part before the brackets.
+  const t = text.trim().toLowerCase().replace(/_/g, '').replace(/\s*\([^()]*\)$/, '');
   const pow = /^(\d{1,2})\s*(?:\*\*|\^)\s*(\d{1,2})$/.exec(t);
   if (pow) return Number(pow[1]) ** Number(pow[2]);
   const m = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?(?:e\d{1,2})?)\s*([a-z]*)$/.exec(t);

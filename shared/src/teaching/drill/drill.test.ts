@@ -180,3 +180,44 @@ describe('hostile answers are wrong, never thrown', () => {
     expect(canonicalEinsum('ïј,јк->ік')).toBeUndefined();
   });
 });
+
+describe('every dump of the fixtures and the corpus', () => {
+  const root = new URL('../../../../test/fixtures/', import.meta.url);
+  const manifest = readFileSync(new URL('corpus/MANIFEST.tsv', root), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0] ?? '');
+  const sources: DrillSource[] = [
+    ...manifest.filter((f) => !f.startsWith('trace/')).map((f) => ({ docId: f, kind: f.startsWith('hlo/') ? DocumentKind.hloOpt : f.startsWith('jaxpr/') ? DocumentKind.jaxpr : DocumentKind.stablehlo, text: fixture(`corpus/${f}`) })),
+    ...['mlp', 'attention', 'attention-fused', 'conv', 'scan', 'sharded', 'custom_jvp'].flatMap((d) => [
+      { docId: `${d}/jaxpr`, kind: DocumentKind.jaxpr, text: fixture(`ir/${d}/jaxpr.txt`) },
+      { docId: `${d}/stablehlo`, kind: DocumentKind.stablehlo, text: fixture(`ir/${d}/stablehlo.mlir`) },
+      { docId: `${d}/hlo-opt`, kind: DocumentKind.hloOpt, text: fixture(`ir/${d}/hlo-opt.txt`) },
+    ]),
+    { docId: 'batched/stablehlo', kind: DocumentKind.stablehlo, text: fixture('drill/batched.stablehlo.mlir') },
+    { docId: 'batched/hlo-opt', kind: DocumentKind.hloOpt, text: fixture('drill/batched.hlo-opt.txt') },
+  ];
+
+  it('asks only what the revealed answer answers: each question accepts its own expected answer and points at its subject', () => {
+    let asked = 0;
+    const asks = new Set<string>();
+    for (const source of sources) {
+      for (const item of generateDrill(source, { seed: 11, count: 20 })) {
+        asked++;
+        asks.add(item.question.ask);
+        const shown = formatExpected(item.expected);
+        expect(checkAnswer(item.expected, shown), `${source.docId} ${item.question.id}: ${shown}`).toEqual({ correct: true });
+        expect(source.text.slice(item.question.from, item.question.to)).toContain(item.question.subject.replace(/^%/, '').replace(/#\d+$/, ''));
+        expect(source.text.slice(0, item.question.from).split('\n').length, `${source.docId} ${item.question.id}`).toBe(item.question.line);
+      }
+    }
+    expect(asks).toEqual(new Set(Object.values(DrillAsk)));
+    expect(asked).toBeGreaterThan(500);
+  }, 120_000);
+
+  it('reads batch dims in all three forms of the batched matmul (bij,bjk->bik)', () => {
+    for (const source of sources.filter((s) => s.docId.startsWith('batched/')).concat([BATCHED_JAXPR])) {
+      const b = all(source, [DrillAsk.batch])[0];
+      if (!b) return expect.fail(`no batch question in ${source.docId}`);
+      expect(b.expected, source.docId).toEqual({ ask: 'batch', lhs: [0], rhs: [0] });
+      expect(checkAnswer(b.expected, '[0] x [0]').correct).toBe(true);
+    }
+  });
+});

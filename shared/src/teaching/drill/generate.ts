@@ -61,10 +61,42 @@ export function generateDrill(source: DrillSource, options: DrillOptions): Drill
     }
     if (!added) break;
   }
-  return out;
+  return withSpanLines(out, source.text);
 }
 
-function candidates(ask: DrillAsk, index: DumpIndex, source: DrillSource): DrillItem[] {
+/**
+ * Each question's line is the line its span starts on, the one the panel selects: the index's
+ * own line can differ (a region argument is listed on its op's line), and the prompt must name
+ * the line shown. One pass over the text up to the last span.
+ */
+function withSpanLines(items: DrillItem[], text: string): DrillItem[] {
+  const order = items.map((item, i) => ({ from: item.question.from, i })).sort((a, b) => a.from - b.from);
+  const lines = new Array<number>(items.length);
+  let line = 1;
+  let at = 0;
+  for (const { from, i } of order) {
+    for (let p = text.indexOf('\n', at); p >= 0 && p < from; p = text.indexOf('\n', p + 1)) {
+      line++;
+      at = p + 1;
+    }
+    lines[i] = line;
+  }
+  return items.map((item, i) => {
+    const l = lines[i] ?? item.question.line;
+    if (l === item.question.line) return item;
+    return { ...item, question: { ...item.question, line: l, prompt: item.question.prompt.replace(`line ${item.question.line}`, `line ${l}`) } };
+  });
+}
+
+/** A dot whose dimension numbers fit its operands' ranks (a corpus test of invalid ops has `[-1]`). */
+function wellFormed(d: DotInfo): boolean {
+  const fits = (dims: readonly number[], rank: number) => dims.every((x) => Number.isInteger(x) && x >= 0 && x < rank);
+  return fits(d.lhsBatch, d.lhs.length) && fits(d.lhsContracting, d.lhs.length) && fits(d.rhsBatch, d.rhs.length) && fits(d.rhsContracting, d.rhs.length)
+    && d.lhsBatch.length === d.rhsBatch.length && d.lhsContracting.length === d.rhsContracting.length && !d.einsum.includes('?');
+}
+
+function candidates(ask: DrillAsk, full: DumpIndex, source: DrillSource): DrillItem[] {
+  const index = { ...full, dots: full.dots.filter(wellFormed) };
   switch (ask) {
     case DrillAsk.einsum:
     case DrillAsk.contracting:
