@@ -6,7 +6,7 @@ import { irIndexField } from './field';
 /** A small label at the end of a line: text only, styled by kind. */
 class Badge extends WidgetType {
   constructor(
-    readonly kind: 'fusion' | 'spill',
+    readonly kind: 'fusion',
     readonly label: string,
     readonly title: string,
   ) {
@@ -40,7 +40,6 @@ function build(state: EditorState): DecorationSet {
     else byLine.set(line, [badge]);
   };
   for (const f of l.fusions) add(f.from, new Badge('fusion', `${f.kind} · ${f.fusedOps} ops · out ${formatShortBytes(f.outputBytes)}`, `fusion ${f.name} calls ${f.calls}`));
-  for (const s of l.spills) add(s.from, new Badge('spill', `spill ${formatShortBytes(s.bytes)} · ${formatShortBytes(s.traffic)} traffic`, `${s.producer}: ${s.bytes} B written, read by ${s.consumers.join(', ')}`));
   const b = new RangeSetBuilder<Decoration>();
   for (const [pos, list] of [...byLine].sort((x, y) => x[0] - y[0])) {
     for (const badge of list) b.add(pos, pos, Decoration.widget({ widget: badge, side: 1 }));
@@ -49,7 +48,8 @@ function build(state: EditorState): DecorationSet {
 }
 
 /**
- * Fusion and spill badges at the end of their instruction's line. The set is built once per index
+ * Fusion badges at the end of their instruction's line (spills are ranked in their own gutter, see
+ * `spillGutter`). The set is built once per index
  * (a few thousand widgets on a 25 MB dump) and the editor draws only those in view, so scrolling
  * never rebuilds it.
  */

@@ -1,6 +1,7 @@
 import type { Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { irBadges } from './badges';
+import { spillGutter } from './spill-gutter';
 import { irIndexField } from './field';
 import { irGoToDefinition } from './goto';
 import { irHover } from './hover';
@@ -9,6 +10,8 @@ import { opTimesField } from './op-times';
 import { irHighlightUses } from './uses';
 
 export { irBadges } from './badges';
+export { spillGutter } from './spill-gutter';
+export { rankSpills, type SpillRank } from './spill-rank';
 export { irIndexField, setIrIndex } from './field';
 export { definitionOf, goToDefinition, irGoToDefinition } from './goto';
 export { dotLines, fusionLines, hoverFacts, irHover, spillLines } from './hover';
@@ -26,11 +29,14 @@ const irTheme = EditorView.theme({
   '.cm-ir-linked-remote': { boxShadow: 'inset 3px 0 0 var(--ann-question, #d97706)' },
   '.cm-ir-badge': { marginLeft: '12px', padding: '0 5px', borderRadius: '8px', fontFamily: 'var(--sans)', fontSize: '11px', whiteSpace: 'nowrap' },
   '.cm-ir-badge-fusion': { color: 'var(--ann-fusion, #7c3aed)', border: '1px solid var(--ann-fusion, #7c3aed)' },
-  '.cm-ir-badge-spill': { color: 'var(--ann-spill, #dc2626)', border: '1px solid var(--ann-spill, #dc2626)' },
+  '.cm-spill-gutter .cm-gutterElement': { display: 'flex', alignItems: 'center', justifyContent: 'flex-end' },
+  '.cm-spill-rank': { margin: '0 4px', padding: '0 5px', borderRadius: '6px', fontFamily: 'var(--sans)', fontSize: '11px', lineHeight: '15px', whiteSpace: 'nowrap' },
+  '.cm-spill-rank-top': { color: 'var(--fg, #111)', fontWeight: '600', border: '1px solid var(--ann-spill, #dc2626)' },
+  '.cm-spill-rank-minor': { color: 'var(--fg-muted, #868e96)', border: '1px dashed var(--border, #ced4da)' },
   '.cm-ir-hover': { padding: '6px 8px', fontFamily: 'var(--mono)', fontSize: '12px', lineHeight: '1.45', maxWidth: '560px' },
 });
 
-/** Every IR overlay: index field, hover, go to definition, uses, badges, counterpart lines; `onHoverLine` reports the pointer's line. */
+/** Every IR overlay: index field, hover, go to definition, uses, fusion badges, ranked spills, counterpart lines; `onHoverLine` reports the pointer's line. */
 export function irOverlays(onHoverLine?: (line: number | null) => void): Extension {
-  return [irIndexField, opTimesField, irHover(), irGoToDefinition(), irHighlightUses(), irBadges(), linkedLines(), onHoverLine ? hoverLineReporter(onHoverLine) : [], irTheme];
+  return [irIndexField, opTimesField, irHover(), irGoToDefinition(), irHighlightUses(), irBadges(), spillGutter(), linkedLines(), onHoverLine ? hoverLineReporter(onHoverLine) : [], irTheme];
 }
