@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SyncMode } from '@seam/server';
-import { openPostgresStore } from '../../server/src/store/postgres';
+import { MIGRATIONS, migrate, openPostgresStore } from '../../server/src/store/postgres';
+import { openPool } from '../../server/src/store/postgres/pool';
 import type { SharedStore } from '../../server/src/store/shared-store';
 import { openSqliteSharedStore } from '../../server/src/store/sqlite-shared-store';
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
@@ -52,6 +53,24 @@ describeSharedStore('PostgreSQL', async (clock) => {
       for (const s of opened) await s.close();
     },
   };
+});
+
+describe('PostgreSQL schema migrations', () => {
+  it('migrates a fresh database once when several instances open it at the same time, and not again later', async () => {
+    const url = await pgServer.createDatabase('migrations');
+    const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(url)));
+    const pool = openPool(url, 1);
+    try {
+      const rows = (await pool.query('SELECT version FROM seam_migrations ORDER BY version')).rows.map((r: { version: number }) => r.version);
+      expect(rows).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(await migrate(pool)).toEqual([]);
+      await stores[0]!.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([1])] }]);
+      expect((await stores[3]!.roomLog.load('r')).updates).toHaveLength(1);
+    } finally {
+      await pool.end();
+      for (const s of stores) await s.close();
+    }
+  });
 });
 
 describe('shared store when its backend is gone', () => {
