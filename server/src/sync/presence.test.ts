@@ -43,4 +43,12 @@ describe('presence limits', () => {
     const update = writeAwarenessEntries([entry(1), entry(2, JSON.stringify({ pad: 'x'.repeat(300) }))]);
     expect(readBoundedAwareness(update, limits)).toEqual({ ok: false, close: CloseCode.messageTooBig });
   });
+
+  it("refuses a presenter's malformed diff view, and applies a well-formed one", () => {
+    const view = (diff: unknown) => JSON.stringify({ view: { docId: 'a1', topLine: 1, anchor: 0, head: 0, diff } });
+    const good = [entry(1), entry(2, view({ a: 'a1', b: 'b1', topA: 1, topB: 9, selected: { side: 'a', line: 3 } }))];
+    expect(readBoundedAwareness(writeAwarenessEntries(good), limits)).toEqual({ ok: true, entries: good });
+    const bad = writeAwarenessEntries([entry(1), entry(2, view({ a: 'a1', b: 'a1', topA: 1, topB: 9 }))]);
+    expect(readBoundedAwareness(bad, limits)).toEqual({ ok: false, close: CloseCode.malformedMessage });
+  });
 });

@@ -1,5 +1,5 @@
 import * as decoding from 'lib0/decoding';
-import { CloseCode, handIsWellFormed, readAwarenessEntries, type AwarenessEntry } from '@seam/shared/protocol';
+import { CloseCode, diffViewIsWellFormed, handIsWellFormed, readAwarenessEntries, type AwarenessEntry } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 
 /** An awareness update's entries, or the close code for an update too big to apply. */
@@ -10,7 +10,8 @@ export type BoundedAwareness = { readonly ok: true; readonly entries: AwarenessE
  * own (`connectionsPerRoom` × `awarenessClientsPerSocket`, what a stock client echoing the whole
  * room sends) is refused from the count alone with `rateLimited`, before anything is decoded; a
  * state longer than `awarenessStateBytes` with `messageTooBig`; a state whose raised `hand` is not
- * exactly `{ raisedAt }` with `malformedMessage` (nothing of the update is applied). Throws for bytes that are not an
+ * exactly `{ raisedAt }`, or whose presenter's `view.diff` is malformed, with `malformedMessage`
+ * (nothing of the update is applied). Throws for bytes that are not an
  * awareness update.
  */
 export function readBoundedAwareness(update: Uint8Array, limits: Pick<Limits, 'connectionsPerRoom' | 'awarenessClientsPerSocket' | 'awarenessStateBytes'>): BoundedAwareness {
@@ -18,7 +19,7 @@ export function readBoundedAwareness(update: Uint8Array, limits: Pick<Limits, 'c
   if (count > limits.connectionsPerRoom * limits.awarenessClientsPerSocket) return { ok: false, close: CloseCode.rateLimited };
   const entries = readAwarenessEntries(update);
   if (entries.some((e) => e.state.length > limits.awarenessStateBytes)) return { ok: false, close: CloseCode.messageTooBig };
-  if (!entries.every((e) => handIsWellFormed(e.state))) return { ok: false, close: CloseCode.malformedMessage };
+  if (!entries.every((e) => handIsWellFormed(e.state) && diffViewIsWellFormed(e.state))) return { ok: false, close: CloseCode.malformedMessage };
   return { ok: true, entries };
 }
 

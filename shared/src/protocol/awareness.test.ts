@@ -1,7 +1,7 @@
 import * as awarenessProtocol from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { describe, expect, it } from 'vitest';
-import { handIsWellFormed, MAX_HAND_TIME, readAwarenessEntries, readHand, writeAwarenessEntries } from './awareness';
+import { diffViewIsWellFormed, handIsWellFormed, MAX_HAND_TIME, MAX_VIEW_LINE, readAwarenessEntries, readDiffView, readHand, writeAwarenessEntries } from './awareness';
 
 describe('awareness entries', () => {
   it('reads what y-protocols writes, and writes it back byte for byte', () => {
@@ -57,5 +57,52 @@ describe('raised hands in awareness', () => {
     expect(handIsWellFormed('{"\\u0068and":{"raisedAt":-1}}')).toBe(false);
     // A name that merely mentions a hand is no hand.
     expect(handIsWellFormed('{"user":{"name":"\\"hand\\""}}')).toBe(true);
+  });
+});
+
+describe("a presenter's diff view in awareness", () => {
+  const ok = { a: 'a1', b: 'b1', topA: 12, topB: 30 };
+
+  it('reads no diff from an absent or null field, and a diff from exactly { a, b, topA, topB, selected? }', () => {
+    expect(readDiffView(undefined)).toBeNull();
+    expect(readDiffView(null)).toBeNull();
+    expect(readDiffView(ok)).toEqual(ok);
+    expect(readDiffView({ ...ok, topB: MAX_VIEW_LINE, selected: { side: 'b', line: 154 } })).toEqual({ ...ok, topB: MAX_VIEW_LINE, selected: { side: 'b', line: 154 } });
+  });
+
+  it('refuses a diff with an extra key, a bad id or line, the same document twice, or a malformed selected line', () => {
+    const bad: unknown[] = [
+      { ...ok, extra: 1 },
+      { a: 'a1', topA: 1, topB: 1 },
+      { ...ok, b: 'a1' },
+      { ...ok, a: '' },
+      { ...ok, b: 'x'.repeat(201) },
+      { ...ok, a: 7 },
+      { ...ok, topA: 0 },
+      { ...ok, topA: 1.5 },
+      { ...ok, topB: Number.NaN },
+      { ...ok, topA: MAX_VIEW_LINE + 1 },
+      { ...ok, topB: '5' },
+      { ...ok, selected: { side: 'c', line: 3 } },
+      { ...ok, selected: { side: 'a', line: 0 } },
+      { ...ok, selected: { side: 'a', line: 3, extra: true } },
+      { ...ok, selected: null },
+      { ...ok, selected: 'line 3' },
+      [ok],
+      'a1 vs b1',
+      7,
+    ];
+    for (const v of bad) expect(readDiffView(v), JSON.stringify(v)).toBeUndefined();
+  });
+
+  it('checks the diff of a state as the server receives it, escaped keys included', () => {
+    expect(diffViewIsWellFormed('{"user":{"name":"Ann"}}')).toBe(true);
+    expect(diffViewIsWellFormed('{"view":null}')).toBe(true);
+    expect(diffViewIsWellFormed('{"view":{"docId":"a1","topLine":1}}')).toBe(true);
+    expect(diffViewIsWellFormed(JSON.stringify({ view: { docId: 'a1', topLine: 1, diff: ok } }))).toBe(true);
+    expect(diffViewIsWellFormed(JSON.stringify({ view: { docId: 'a1', topLine: 1, diff: { ...ok, b: 'a1' } } }))).toBe(false);
+    // `"\u0064iff"` in the JSON text is the key `diff`.
+    expect(diffViewIsWellFormed('{"view":{"\\u0064iff":{"a":"x"}}}')).toBe(false);
+    expect(diffViewIsWellFormed('not json')).toBe(true);
   });
 });

@@ -76,3 +76,56 @@ export function handIsWellFormed(stateJson: string): boolean {
   if (typeof state !== 'object' || state === null || !('hand' in state)) return true;
   return readHand((state as { hand: unknown }).hand) !== undefined;
 }
+
+/** A presenter's diff view, as their awareness `view.diff` carries it: the two documents compared (A the base), each pane's top line, the selected line. */
+export interface DiffView {
+  readonly a: string;
+  readonly b: string;
+  readonly topA: number;
+  readonly topB: number;
+  readonly selected?: { readonly side: 'a' | 'b'; readonly line: number };
+}
+
+/** Longest document id a diff view names (ids are a few dozen characters). */
+export const MAX_VIEW_ID = 200;
+/** Largest line number a diff view carries (far past any dump a room holds). */
+export const MAX_VIEW_LINE = 1e9;
+
+const viewId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_VIEW_ID;
+const viewLine = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= MAX_VIEW_LINE;
+
+/**
+ * Reads a presenter's `view.diff` strictly: `null` when absent or `null`, the view when it is
+ * exactly `{ a, b, topA, topB }` (two different ids of 1 to `MAX_VIEW_ID` characters, two integer
+ * lines from 1 to `MAX_VIEW_LINE`) with an optional `selected: { side: 'a' | 'b', line }`, and
+ * `undefined` for anything else (extra keys, fractions, one bad field): a follower never opens half
+ * a diff.
+ */
+export function readDiffView(v: unknown): DiffView | null | undefined {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (!Object.keys(o).every((k) => k === 'a' || k === 'b' || k === 'topA' || k === 'topB' || k === 'selected')) return undefined;
+  if (!viewId(o.a) || !viewId(o.b) || o.a === o.b || !viewLine(o.topA) || !viewLine(o.topB)) return undefined;
+  const base = { a: o.a, b: o.b, topA: o.topA, topB: o.topB };
+  if (o.selected === undefined) return base;
+  const s = o.selected as Record<string, unknown> | null;
+  if (typeof s !== 'object' || s === null || Array.isArray(s) || Object.keys(s).length !== 2 || (s.side !== 'a' && s.side !== 'b') || !viewLine(s.line)) return undefined;
+  return { ...base, selected: { side: s.side, line: s.line } };
+}
+
+/**
+ * Whether an awareness state's JSON text carries a well-formed `view.diff` (or none), as
+ * {@link readDiffView} reads it; text that is not JSON is left to the awareness protocol.
+ */
+export function diffViewIsWellFormed(stateJson: string): boolean {
+  let state: unknown;
+  try {
+    state = JSON.parse(stateJson);
+  } catch {
+    return true;
+  }
+  const view = typeof state === 'object' && state !== null ? (state as { view?: unknown }).view : undefined;
+  if (typeof view !== 'object' || view === null || !('diff' in view)) return true;
+  return readDiffView((view as { diff: unknown }).diff) !== undefined;
+}

@@ -1,5 +1,5 @@
 import type { Role } from '@seam/shared/model';
-import { readHand, type RaisedHand } from '@seam/shared/protocol';
+import { readDiffView, readHand, type DiffView, type RaisedHand } from '@seam/shared/protocol';
 
 /** A selection inside a read-only dump, by character offsets. */
 export interface DumpSelection {
@@ -34,13 +34,7 @@ export interface SplitFollow {
  * What followers track of a presenter's diff view: the two documents compared (A the base), each
  * pane's top line, and the line selected in one pane, whose counterpart the other pane shows.
  */
-export interface DiffFollow {
-  readonly a: string;
-  readonly b: string;
-  readonly topA: number;
-  readonly topB: number;
-  readonly selected?: { readonly side: 'a' | 'b'; readonly line: number };
-}
+export type DiffFollow = DiffView;
 
 /** Most panes a presenter's split view may say (split view shows at most three). */
 export const MAX_PRESENCE_PANES = 3;
@@ -182,18 +176,9 @@ export function readSplitFollow(v: unknown): SplitFollow | null {
   return panes.every((p): p is PaneFollow => p !== null) ? { panes } : null;
 }
 
-const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_PRESENCE_ID;
-const isLine = (v: unknown): v is number => n(v) && v >= 1 && v <= MAX_PRESENCE_LINE;
-
-/**
- * A presenter's diff view; `null` unless both document ids and both top lines are well-formed (a
- * follower never opens half a diff). A malformed selected line is dropped and the rest kept.
- */
+/** A presenter's diff view; `null` unless it is exactly what `readDiffView` accepts (one bad field drops it whole: a follower never opens half a diff). */
 export function readDiffFollow(v: unknown): DiffFollow | null {
-  if (!isObj(v) || !isId(v.a) || !isId(v.b) || v.a === v.b || !isLine(v.topA) || !isLine(v.topB)) return null;
-  const s = v.selected;
-  const selected = isObj(s) && (s.side === 'a' || s.side === 'b') && isLine(s.line) ? { side: s.side as 'a' | 'b', line: Math.floor(s.line) } : null;
-  return { a: v.a, b: v.b, topA: Math.floor(v.topA), topB: Math.floor(v.topB), ...(selected ? { selected } : {}) };
+  return readDiffView(v) ?? null;
 }
 
 function readSpan(v: unknown): TraceSpan | null {
