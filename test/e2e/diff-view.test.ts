@@ -147,6 +147,14 @@ describe('the diff view', () => {
   });
 
   it('the presenter closing the diff closes the follower\'s, and neither page raised an error', async () => {
+    // A pair the view refuses is not sent: the follower keeps the last diff, and the presenter stays connected.
+    const adaView = ada.page.getByRole('region', { name: 'Diff view', exact: true });
+    await adaView.getByRole('combobox', { name: 'Diff B' }).selectOption(naive.id);
+    expect(await adaView.getByRole('alert').textContent()).toBe('Pick two different documents to compare.');
+    await adaView.getByRole('combobox', { name: 'Diff B' }).selectOption(online.id);
+    await adaView.getByRole('status', { name: 'Diff summary' }).waitFor();
+    expect(await bo.page.getByRole('region', { name: 'Diff view', exact: true }).getByRole('combobox', { name: 'Diff B' }).inputValue()).toBe(online.id);
+    await ada.page.getByRole('button', { name: 'Stop presenting' }).waitFor();
     await ada.page.getByRole('button', { name: 'Close diff' }).click();
     await expect.poll(() => bo.page.getByRole('region', { name: 'Diff view', exact: true }).count(), { timeout: 15_000 }).toBe(0);
     await ada.page.getByRole('button', { name: 'Stop presenting' }).click();
