@@ -1,0 +1,165 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addAnnotation, RoomKey, type CaptureEntry, type DocumentKind } from '@seam/shared/model';
+import { LabFormatError, parseLab, readLabResults, readLabView, type LabResults, type LabView } from '@seam/shared/teaching';
+import { ingestDocument } from '../../ingest';
+import { testApp, type TestApp, type TestRoom } from '../../testing';
+import { loadLabs } from './lab-catalog';
+
+const fixture = (path: string): string => readFileSync(new URL(`../../../../test/fixtures/lab/${path}`, import.meta.url), 'utf8');
+const shippedLab = (id: string) => parseLab(`${id}.json`, readFileSync(new URL(`../../../../labs/${id}.json`, import.meta.url), 'utf8'));
+
+let t: TestApp;
+let room: TestRoom;
+beforeEach(async () => {
+  t = testApp();
+  room = await t.room('class');
+});
+afterEach(() => t.close());
+
+const open = (lab: string, token = room.tokens.owner) => t.call('POST', `/api/rooms/${room.id}/lab`, { token, json: { lab } });
+const check = async (token = room.tokens.viewer): Promise<LabResults> => {
+  const res = await t.call('POST', `/api/rooms/${room.id}/lab/check`, { token });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { results: LabResults }).results;
+};
+const doc = () => t.deps.rooms.get(room.id).doc;
+
+/** Stores a real capture's dumps as the capture service does once a runner finished: documents of the group, then its entry. */
+async function finishCapture(labId: string, dir: string, kinds: readonly DocumentKind[], jobId = 'cap_lab1'): Promise<void> {
+  const spec = shippedLab(labId).captures[0]!;
+  const files: Record<string, string> = { jaxpr: 'jaxpr.txt', stablehlo: 'stablehlo.mlir', 'hlo-opt': 'hlo-opt.txt' };
+  const ids: string[] = [];
+  for (const kind of kinds) {
+    const meta = await ingestDocument(t.deps, room.id, `${spec.entry}: ${kind}`, fixture(`${dir}/${files[kind]}`), { kind, captureId: jobId, addedBy: 'runner:test' });
+    ids.push(meta.id);
+  }
+  const entry: CaptureEntry = {
+    id: jobId, status: 'done', attempt: 1, entry: spec.entry, args: spec.args, capture: spec.capture, requestedBy: 'owner', createdAt: 1, updatedAt: 2, documents: ids,
+  };
+  t.deps.rooms.get(room.id).transact((d) => d.getMap(RoomKey.captures).set(jobId, { ...entry }));
+}
+
+describe('labs API', () => {
+  it('lists the shipped labs with their steps, to anyone', async () => {
+    const res = await t.call('GET', '/api/labs');
+    expect(res.status).toBe(200);
+    const { labs } = (await res.json()) as { labs: Array<Pick<LabView, 'id' | 'code' | 'title' | 'steps'>> };
+    expect(labs.map((l) => [l.id, l.code])).toEqual([['lab-2.1', 'LAB·2.1'], ['lab-2.2', 'LAB·2.2'], ['lab-2.3', 'LAB·2.3']]);
+    expect(labs[1]!.steps.map((s) => [s.id, s.kind, s.perMember])).toEqual([['capture', 'capture-done', false], ['spill', 'spill-annotated', true]]);
+  });
+
+  it('opens a lab for the owner: its programs, its steps and open results in the room document', async () => {
+    const res = await open('lab-2.1');
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { lab: LabView; results: LabResults };
+    expect(body.lab.captures).toEqual([expect.objectContaining({ id: 'mlp', entry: 'f', args: ['bf16[32,64]', 'bf16[64,128]', 'bf16[128]'] })]);
+    expect(readLabView(doc())).toEqual(body.lab);
+    expect(doc().getMap<{ toString(): string }>(RoomKey.programs).get('mlp')?.toString()).toBe(shippedLab('lab-2.1').programs['mlp']);
+    expect(body.results.room).toEqual({
+      capture: { done: false, detail: 'no finished capture of f with its dumps yet' },
+      mapping: { done: false, detail: 'no finished capture of f with jaxpr, stablehlo, hlo-opt yet' },
+    });
+    expect(readLabResults(doc())).toEqual(body.results);
+  });
+
+  it('checks LAB·2.1 from a finished capture of the MLP once its layers are stored and analysed', async () => {
+    expect((await open('lab-2.1')).status).toBe(201);
+    await finishCapture('lab-2.1', 'mlp', ['jaxpr', 'stablehlo', 'hlo-opt']);
+    // Nobody asks: the change to the room's captures schedules the evaluation.
+    await new Promise<void>((resolve) => {
+      const labMap = doc().getMap(RoomKey.lab);
+      const seen = () => {
+        if (readLabResults(doc())?.room['mapping']?.done !== true) return;
+        labMap.unobserve(seen);
+        resolve();
+      };
+      labMap.observe(seen);
+    });
+    const r = await check();
+    expect(r.room['capture']?.done).toBe(true);
+    expect(r.room['mapping']?.done).toBe(true);
+    expect(readLabResults(doc())?.room['mapping']?.done).toBe(true);
+  });
+
+  it('checks each member\'s spill on their own', async () => {
+    expect((await open('lab-2.2')).status).toBe(201);
+    await finishCapture('lab-2.2', 'attention', ['jaxpr', 'stablehlo', 'hlo-opt']);
+    const hlo = t.deps.store.documents.list(room.id).find((d) => d.kind === 'hlo-opt')!;
+    const text = fixture('attention/hlo-opt.txt');
+    const at = text.indexOf('%wrapped_convert.2 =');
+    const note = (who: string, body: string) => addAnnotation(doc(), {
+      id: `n-${who}`, docId: hlo.id, from: at, to: at + 18, quote: { prefix: '', exact: text.slice(at, at + 18), suffix: '' }, kind: 'spill', body,
+      author: { id: who, name: who.toUpperCase(), color: '#112233' }, createdAt: 1, resolved: false, replies: [], instruction: 'wrapped_convert.2',
+    });
+    note('ada', 'the scores in bf16: 128 MiB');
+    note('bob', 'about 40 MB');
+    // The annotations changed the room: an evaluation is already under way, and this request shares or follows it.
+    const r = await check(room.tokens.annotator);
+    expect(r.room['capture']?.done).toBe(true);
+    expect(r.members['ada']).toEqual({ name: 'ADA', steps: { spill: { done: true, detail: 'your estimate is within 0.0% of the 134,217,728 bytes the dump gives' } } });
+    expect(r.members['bob']?.steps['spill']?.done).toBe(false);
+  });
+
+  it('shares one evaluation among requests that arrive together', async () => {
+    expect((await open('lab-2.1')).status).toBe(201);
+    const all = await Promise.all([check(), check(room.tokens.annotator), check(room.tokens.owner), check()]);
+    expect(new Set(all.map((r) => r.evaluatedAt)).size).toBe(1);
+  });
+
+  it('refuses an unknown lab, a reader or annotator opening one, a bad body and a room without a lab, changing nothing', async () => {
+    const unknown = await open('lab-9.9');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: { code: 'not_found', message: 'no lab lab-9.9' } });
+    expect((await open('lab-2.1', room.tokens.viewer)).status).toBe(403);
+    expect((await open('lab-2.1', room.tokens.annotator)).status).toBe(403);
+    expect((await t.call('POST', `/api/rooms/${room.id}/lab`, { json: { lab: 'lab-2.1' } })).status).toBe(401);
+    const other = await t.room('other');
+    expect((await open('lab-2.1', other.tokens.owner)).status).toBe(401);
+    const bad = await t.call('POST', `/api/rooms/${room.id}/lab`, { token: room.tokens.owner, json: { lab: 'lab-2.1', programs: { evil: 'import os' } } });
+    expect(bad.status).toBe(400);
+    expect((await t.call('POST', `/api/rooms/${room.id}/lab`, { token: room.tokens.owner, body: '{"lab":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect(readLabView(doc())).toBeNull();
+    expect(doc().getMap(RoomKey.programs).size).toBe(0);
+    const none = await t.call('POST', `/api/rooms/${room.id}/lab/check`, { token: room.tokens.viewer });
+    expect(none.status).toBe(404);
+    expect((await t.call('POST', `/api/rooms/${room.id}/lab/check`)).status).toBe(401);
+  });
+});
+
+describe('loading lab files', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'seam-labs-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const good = readFileSync(new URL('../../../../labs/lab-2.1.json', import.meta.url), 'utf8');
+  const loadError = (): LabFormatError => {
+    try {
+      loadLabs(dir);
+    } catch (e) {
+      if (e instanceof LabFormatError) return e;
+      throw e;
+    }
+    throw new Error('loadLabs accepted the folder');
+  };
+
+  it('reads the shipped folder, and a missing folder as no labs', () => {
+    expect(loadLabs().list().map((l) => l.id)).toEqual(['lab-2.1', 'lab-2.2', 'lab-2.3']);
+    expect(loadLabs(join(dir, 'absent')).list()).toEqual([]);
+  });
+
+  it('refuses a malformed file, a second file with the same id, and an oversized file, naming the file', () => {
+    writeFileSync(join(dir, 'a.json'), good);
+    writeFileSync(join(dir, 'b.json'), '{"id": "x", "steps": [}');
+    expect(loadError().message).toMatch(/^b\.json: not JSON/);
+    writeFileSync(join(dir, 'b.json'), JSON.stringify({ ...JSON.parse(good) as object, steps: [{ id: 's', title: 't', question: 'q', check: { kind: 'teacher-says-so', capture: 'mlp' } }] }));
+    expect(loadError().message).toMatch(/^b\.json: steps\.0\.check\.kind/);
+    writeFileSync(join(dir, 'b.json'), good);
+    expect(loadError().message).toBe('b.json: id lab-2.1 is already the id of a.json');
+    writeFileSync(join(dir, 'b.json'), ' '.repeat(1024 * 1024 + 1));
+    expect(loadError().message).toMatch(/^b\.json: is 1048577 bytes/);
+  });
+});
