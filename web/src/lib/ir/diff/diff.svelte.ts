@@ -43,6 +43,8 @@ export class DiffState {
   private worker: Worker | null = null;
   private nextId = 1;
   private pending = new Map<number, string>();
+  /** The key of the last diff asked of the worker. */
+  private latest: string | null = null;
 
   /** Opens Compare on the default pair (see `defaultPair`; the room document's captures say which are versions of one program), or closes it. */
   toggle(list: readonly DocumentMeta[], doc: Y.Doc | null, current: string | null): void {
@@ -82,10 +84,12 @@ export class DiffState {
     const b = list.find((d) => d.id === this.b);
     if (!a || !b || this.problem) return;
     const key = `${a.id}\n${b.id}\n${times.a && times.b ? 'timed' : ''}`;
-    if (this.result?.key === key) return;
+    if (this.result?.key === key || this.latest === key) return;
     const id = this.nextId++;
     this.pending.set(id, key);
-    this.result = { state: 'running', key };
+    this.latest = key;
+    // The same pair made again with op times keeps showing meanwhile; another pair shows that it runs.
+    if (!this.result?.key.startsWith(`${a.id}\n${b.id}\n`)) this.result = { state: 'running', key };
     const opTimes = times.a && times.b ? { a: rowsOf(times.a), b: rowsOf(times.b) } : undefined;
     const req: DiffRequest = { id, a: textA, b: textB, kindA: a.kind, kindB: b.kind, names: { a: a.title, b: b.title }, ...(opTimes ? { opTimes } : {}) };
     this.start().postMessage(req);
@@ -98,12 +102,12 @@ export class DiffState {
       const key = this.pending.get(e.data.id);
       this.pending.delete(e.data.id);
       // Only the latest request's answer shows: an earlier pair's diff arriving late is dropped.
-      if (key === undefined || this.result?.key !== key) return;
+      if (key === undefined || key !== this.latest) return;
       if (!e.data.ok) this.result = { state: 'failed', key, message: e.data.message };
       else this.result = { state: 'ready', key, digest: e.data.digest };
     };
     w.onerror = (e) => {
-      const key = this.result?.key ?? '';
+      const key = this.latest ?? '';
       this.result = { state: 'failed', key, message: e.message || 'the diff worker stopped' };
     };
     this.worker = w;
