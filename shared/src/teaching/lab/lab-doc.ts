@@ -1,5 +1,5 @@
 import type * as Y from 'yjs';
-import { formatArgSpec } from '../../model/jobs';
+import { formatArgSpec, type CaptureKind } from '../../model/jobs';
 import { RoomKey } from '../../model/room-schema';
 import { isPerMember, type LabResults } from './evaluate';
 import type { Lab } from './lab-format';
@@ -17,7 +17,7 @@ export interface LabView {
   /** The captures the room offers to run, as capture requests without the program text. */
   readonly captures: ReadonlyArray<{
     readonly id: string; readonly program: string; readonly entry: string; readonly args: readonly string[];
-    readonly capture: readonly string[]; readonly xlaFlags: string; readonly timeoutS: number;
+    readonly capture: readonly CaptureKind[]; readonly xlaFlags: string; readonly timeoutS: number;
   }>;
 }
 
