@@ -58,6 +58,10 @@ export interface Limits {
   readonly analyzerSeconds: number;
   /** Seconds between pings; a socket that missed the last pong is dropped. Default 30. */
   readonly pingSeconds: number;
+  /** Bytes of one room's replay history (updates and presenter samples); past it the oldest go first. Default 64 MiB. */
+  readonly historyBytes: number;
+  /** Seconds one room's replay history is kept; older entries go first. Default 30 days. */
+  readonly historySeconds: number;
   /** Files one import (folder, archive or push) may hold; one more is refused with `too_many_files`. Default 5,000. */
   readonly importFiles: number;
   /** Bytes (uncompressed) one import may hold in all, counted as archives inflate; default 2 GiB. */
@@ -124,6 +128,8 @@ export const DEFAULT_LIMITS: Limits = {
   analyzerHeapMb: 2048,
   analyzerSeconds: 120,
   pingSeconds: 30,
+  historyBytes: 64 * 1024 * 1024,
+  historySeconds: 30 * 86_400,
   importFiles: 5000,
   importBytes: 2 * 1024 * 1024 * 1024,
   importFileBytes: 256 * 1024 * 1024,
@@ -189,7 +195,7 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * `SEAM_ITEMS_PER_S`, `SEAM_ITEMS_BURST`, `SEAM_AWARENESS_STATE_BYTES`, `SEAM_AWARENESS_CLIENTS`,
  * `SEAM_ANALYZE_CHARS`, `SEAM_ANALYZER_WORKERS`, `SEAM_ANALYZER_QUEUE`, `SEAM_ANALYZER_HEAP_MB`,
  * `SEAM_ANALYZER_S`, `SEAM_PING_S`, `SEAM_IMPORT_FILES`, `SEAM_IMPORT_BYTES`, `SEAM_IMPORT_FILE_BYTES`,
- * `SEAM_STAGED_BYTES`, `SEAM_STAGED_S`. Throws `ConfigError` for a value it cannot use.
+ * `SEAM_STAGED_BYTES`, `SEAM_STAGED_S`, `SEAM_HISTORY_BYTES`, `SEAM_HISTORY_S`. Throws `ConfigError` for a value it cannot use.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const d = DEFAULT_CONFIG;
@@ -238,6 +244,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       analyzerHeapMb: int(env, 'SEAM_ANALYZER_HEAP_MB', l.analyzerHeapMb, 16),
       analyzerSeconds: int(env, 'SEAM_ANALYZER_S', l.analyzerSeconds, 1),
       pingSeconds: int(env, 'SEAM_PING_S', l.pingSeconds, 1),
+      historyBytes: int(env, 'SEAM_HISTORY_BYTES', l.historyBytes, 1024),
+      historySeconds: int(env, 'SEAM_HISTORY_S', l.historySeconds, 1),
       importFiles: int(env, 'SEAM_IMPORT_FILES', l.importFiles, 1),
       importBytes: int(env, 'SEAM_IMPORT_BYTES', l.importBytes, 1024),
       importFileBytes: int(env, 'SEAM_IMPORT_FILE_BYTES', l.importFileBytes, 1024),

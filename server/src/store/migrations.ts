@@ -116,3 +116,30 @@ export function addDrillTables(db: Database.Database): boolean {
     );`);
   return !had;
 }
+
+/**
+ * Data directories from before replay: adds the room history (every committed update and
+ * presenter sample with its time, kept apart from the compacted log) and, per room, the document
+ * as it was where that history starts (docs/storage.md). Rooms created before start their history
+ * at their first commit after this. Idempotent; returns whether it created the tables.
+ */
+export function addRoomHistory(db: Database.Database): boolean {
+  const had = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'room_history'").get() as { n: number }).n > 0;
+  db.exec(`CREATE TABLE IF NOT EXISTS room_history (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      room_id TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      kind INTEGER NOT NULL,
+      data BLOB NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS room_history_by_time ON room_history(room_id, at, id);
+    CREATE TABLE IF NOT EXISTS room_history_base (
+      room_id TEXT PRIMARY KEY,
+      data BLOB NOT NULL,
+      starts_at INTEGER NOT NULL,
+      last_at INTEGER NOT NULL,
+      bytes INTEGER NOT NULL,
+      dropped INTEGER NOT NULL
+    );`);
+  return !had;
+}

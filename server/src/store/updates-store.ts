@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { HistoryStore } from '../teaching/replay/history-store';
 
 /** What a room's stored state is: one snapshot (maybe none) and the log after it. */
 export interface StoredRoomState {
@@ -20,6 +21,8 @@ export interface RoomBatch {
  * replaces the log with a snapshot atomically.
  */
 export class UpdatesStore {
+  /** The rooms' timed history for replay, written in the same transactions as the log. */
+  readonly history: HistoryStore;
   private readonly insert;
   private readonly selectSnapshot;
   private readonly selectLog;
@@ -37,7 +40,9 @@ export class UpdatesStore {
       'INSERT INTO room_snapshots (room_id, data, through_id) VALUES (?, ?, ?) ON CONFLICT(room_id) DO UPDATE SET data = excluded.data, through_id = excluded.through_id',
     );
     this.deleteLog = db.prepare('DELETE FROM room_updates WHERE room_id = ? AND id <= ?');
+    this.history = new HistoryStore(db);
     const insertAll = (roomId: string, updates: readonly Uint8Array[]): number => {
+      this.history.recordUpdates(roomId, updates, Date.now());
       let last = 0;
       for (const u of updates) last = Number(this.insert.run(roomId, u).lastInsertRowid);
       return last;

@@ -6,6 +6,7 @@ import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSync
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
+import { RoomHistory } from '../teaching/replay/room-history';
 import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
@@ -86,6 +87,8 @@ export class Room {
   private fullState: Uint8Array | undefined;
   /** Set while a compaction waits for the room to be idle; every commit pushes it back. */
   private compactTimer: NodeJS.Timeout | undefined;
+  /** The room's replay history: presenter samples and its bounds (docs/storage.md). */
+  private readonly history: RoomHistory;
 
   constructor(
     readonly id: string,
@@ -106,6 +109,7 @@ export class Room {
     this.storedBytes = (state.snapshot?.length ?? 0) + state.logBytes;
     this.doc.on('update', this.onUpdate);
     this.awareness.on('update', this.onAwareness);
+    this.history = new RoomHistory({ roomId: id, doc: this.doc, awareness: this.awareness, store: deps.updates.history, limits: deps.limits, log: deps.log });
     // A room of an older room-document version is migrated once, on load, as one stored server write.
     if (needsMigration(this.doc)) {
       let annotations = 0;
@@ -322,7 +326,10 @@ export class Room {
       this.deps.metrics.updatesOut.inc(n);
       this.deps.metrics.fanout.observe(n);
     }
-    if (batch.length > 0) this.scheduleCompaction();
+    if (batch.length > 0) {
+      this.history.committed();
+      this.scheduleCompaction();
+    }
   }
 
   /** Whether the log has passed `factor` times a compaction threshold. */
@@ -377,6 +384,7 @@ export class Room {
     this.flush();
     if (!this.broken && this.logPast(1)) this.compact();
     clearTimeout(this.compactTimer);
+    this.history.destroy();
     this.awareness.off('update', this.onAwareness);
     this.doc.off('update', this.onUpdate);
     this.awareness.destroy();

@@ -1,2 +1,3 @@
 export * from './drill/index';
 export * from './lab/index';
+export * from './replay/index';
