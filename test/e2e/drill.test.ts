@@ -146,6 +146,22 @@ describe('a drill in a class of five', () => {
     expect(await first.locator('.tally').textContent()).toBe('5 answered · 4 right · 1 wrong');
     await shoot(students[4]!.page, 'student-revealed');
     await shoot(teacher.page, 'instructor-revealed');
+  });
+
+  it('a second drill replaces the first for everyone, with no answers carried over', async () => {
+    await teacher.page.getByRole('spinbutton', { name: 'Drill length' }).fill('2');
+    await teacher.page.getByRole('button', { name: 'Start drill' }).click();
+    await expect.poll(async () => (await drillOf()).id).not.toBe(drill.id);
+    const next = await drillOf();
+    await teacher.page.getByRole('button', { name: 'Reveal answers' }).waitFor();
+    await expect.poll(() => teacher.page.locator(`[data-tally="q1"]`).textContent()).toBe('0 answered · 0 right · 0 wrong');
+    for (const s of students) {
+      const li = s.page.locator('li[data-question="q1"]', { hasText: next.questions[0]!.prompt });
+      await li.getByRole('textbox').waitFor();
+      expect(await li.getByText('Sent:').count()).toBe(0);
+      expect(await li.getByRole('textbox').inputValue()).toBe('');
+      expect(await s.page.locator('li[data-question]').count()).toBe(2);
+    }
     expect(errors).toEqual([]);
   });
 });

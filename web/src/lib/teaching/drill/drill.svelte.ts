@@ -3,6 +3,9 @@ import type { RoomState } from '../../state/room.svelte';
 import { answerKey } from './answer-key';
 import { DrillApi } from './drill-api';
 
+/** Where a question's typed answer is kept: per drill, so a new drill starts with empty boxes. */
+export const draftKey = (drillId: string, questionId: string): string => `${drillId}/${questionId}`;
+
 /**
  * The room's drill as one person sees it: the newest drill's questions (from the room document),
  * this person's answers, and for the owner the class's answers as they arrive. Create it during a
@@ -13,7 +16,7 @@ export class DrillState {
   drills = $state.raw<readonly DrillEntry[]>([]);
   /** This person's answers to the current drill, as the server has them. */
   mine = $state.raw<DrillMineView | null>(null);
-  /** What is typed in each question's box, by question id. */
+  /** What is typed in each question's box, by drill and question id (`draftKey`). */
   drafts = $state<Record<string, string>>({});
   /** The class's answers (owner only), live. */
   classView = $state.raw<DrillClassView | null>(null);
@@ -22,6 +25,8 @@ export class DrillState {
   busy = $state(false);
   /** The drill shown: the newest. */
   readonly current: DrillEntry | null;
+  /** Its id: what the owner's event stream follows (a reveal changes the entry, not the drill). */
+  readonly currentId: string | null;
   private readonly api: DrillApi;
   private readonly key: string;
 
@@ -34,6 +39,7 @@ export class DrillState {
     this.api = new DrillApi(roomId, token);
     this.key = answerKey(storage, roomId);
     this.current = $derived(this.drills[0] ?? null);
+    this.currentId = $derived(this.current?.id ?? null);
     $effect(() => {
       const s = room.session;
       if (!s) return;
@@ -52,13 +58,13 @@ export class DrillState {
       void this.loadMine(d.id);
     });
     $effect(() => {
-      const d = this.current;
-      if (!d || !room.isOwner) {
+      const id = this.currentId;
+      if (!id || !room.isOwner) {
         this.classView = null;
         return;
       }
-      return this.api.watch(d.id, (v) => {
-        if (v.drillId === this.current?.id) this.classView = v;
+      return this.api.watch(id, (v) => {
+        if (v.drillId === this.currentId) this.classView = v;
       });
     });
   }
@@ -66,7 +72,7 @@ export class DrillState {
   private async loadMine(drillId: string): Promise<void> {
     try {
       const m = await this.api.mine(drillId, this.key);
-      if (m.drillId === this.current?.id) this.mine = m;
+      if (m.drillId === this.currentId) this.mine = m;
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }
@@ -94,8 +100,8 @@ export class DrillState {
   /** Sends what is typed for `questionId` as this person's answer. */
   async submit(questionId: string): Promise<void> {
     const d = this.current;
-    const text = this.drafts[questionId] ?? '';
     if (!d) return;
+    const text = this.drafts[draftKey(d.id, questionId)] ?? '';
     if (await this.run(() => this.api.answer(d.id, questionId, text, this.room.me.name, this.key))) await this.loadMine(d.id);
   }
 
@@ -107,6 +113,7 @@ export class DrillState {
 
   /** This person's answer to `questionId`, as sent. */
   myAnswer(questionId: string): DrillMineView['answers'][number] | undefined {
+    if (this.mine?.drillId !== this.currentId) return undefined;
     return this.mine?.answers.find((a) => a.questionId === questionId);
   }
 }
