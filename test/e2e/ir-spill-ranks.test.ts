@@ -66,6 +66,17 @@ describe('spill ranks beside the optimized HLO of naive attention', () => {
     expect(r!.x + r!.width).toBeLessThanOrEqual(s!.x + s!.width);
     await page.locator('.cm-scroller').evaluate((el) => (el.scrollLeft = 0));
     await page.screenshot({ path: '/tmp/spill-ranks.png' });
+  });
+
+  it('draws each spill as a bar filled by its share in an editor too narrow for labels, the label in its title', async () => {
+    const page = lab.ada.page;
+    await page.setViewportSize({ width: 900, height: 3600 });
+    const bars = page.locator('.cm-spill-rank-bar');
+    await expect.poll(() => bars.evaluateAll((els) => els.filter((e) => getComputedStyle(e).visibility !== 'hidden').length)).toBe(14);
+    const top = await page.locator('.cm-spill-rank-bar.cm-spill-rank-top').evaluateAll((els) => els.filter((e) => getComputedStyle(e).visibility !== 'hidden').map((e) => e.getAttribute('aria-label')));
+    expect(top.sort()).toEqual(['#1 · 256 MiB', '#1 · 256 MiB', '#1 · 256 MiB', '#4 · 128 MiB']);
+    expect(await page.locator('.cm-spill-rank-bar[aria-label="#4 · 128 MiB"]').first().getAttribute('title')).toMatch(/^#4 · 128 MiB · Spill #4 of 14: wrapped_convert\.2, 134,217,728 B \(50% of the largest\)/);
+    await page.setViewportSize({ width: 1440, height: 900 });
     expect(errors).toEqual([]);
   });
 });

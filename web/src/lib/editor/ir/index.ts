@@ -33,6 +33,8 @@ const irTheme = EditorView.theme({
   '.cm-spill-rank': { margin: '0 4px', padding: '0 5px', borderRadius: '6px', fontFamily: 'var(--sans)', fontSize: '11px', lineHeight: '15px', whiteSpace: 'nowrap' },
   '.cm-spill-rank-top': { color: 'var(--fg, #111)', fontWeight: '600', border: '1px solid var(--ann-spill, #dc2626)' },
   '.cm-spill-rank-minor': { color: 'var(--fg-muted, #868e96)', border: '1px dashed var(--border, #ced4da)' },
+  '.cm-spill-rank-bar': { display: 'inline-block', width: '4px', height: '13px', margin: '0 1px', padding: '0', borderRadius: '2px', border: 'none' },
+  '.cm-spill-rank-bar.cm-spill-rank-minor': { backgroundColor: 'var(--border, #ced4da)' },
   '.cm-ir-hover': { padding: '6px 8px', fontFamily: 'var(--mono)', fontSize: '12px', lineHeight: '1.45', maxWidth: '560px' },
 });
 
