@@ -18,6 +18,12 @@ const train = (): LayerIndex[] => [
   layer('joins/train/jaxpr.txt', DocumentKind.jaxpr),
   layer('joins/train/stablehlo-debug.mlir', DocumentKind.stablehlo),
 ];
+/** A module of test/fixtures/diff/ in its three layers. */
+const sharded = (name: string): LayerIndex[] => [
+  layer(`diff/${name}/jaxpr.txt`, DocumentKind.jaxpr),
+  layer(`diff/${name}/stablehlo-debug.mlir`, DocumentKind.stablehlo),
+  layer(`diff/${name}/hlo-opt.txt`, DocumentKind.hloOpt),
+];
 const entry = (es: readonly CatalogueEntry[], category: string, label: string) => es.find((e) => e.category === category && e.label === label);
 /** Per layer: count, bytes and lines. */
 const summary = (e: CatalogueEntry | undefined) =>
@@ -97,12 +103,18 @@ describe('catalogue of production modules', () => {
 
   it('names host transfers and a Sharding custom call as what they are, not as kernels', () => {
     const host = catalogue([layer('catalogue/send-recv.hlo', DocumentKind.hlo)]);
+    // Line 7: `%constant = f32[] constant(2.1), sharding={maximal device=0}`, the value sent.
     expect(host.map((e) => [e.category, e.label, e.layers.hlo?.sites[0]?.line])).toEqual([
+      ['sharding', '{maximal device=0}', 7],
       ['host', 'recv', 5],
       ['host', 'send', 8],
     ]);
     const sharding = catalogue([layer('catalogue/sharding.hlo', DocumentKind.hlo)]);
-    expect(sharding.map((e) => [e.category, e.label, e.layers.hlo?.count])).toEqual([['sharding', 'Sharding', 1]]);
+    // Line 5: `b = s32[10] custom-call(a), custom_call_target="Sharding", sharding={replicated}`: the call and its sharding.
+    expect(sharding.map((e) => [e.category, e.label, e.layers.hlo?.count, e.layers.hlo?.sites[0]?.line])).toEqual([
+      ['sharding', 'Sharding', 1, 5],
+      ['sharding', '{replicated}', 1, 5],
+    ]);
   });
 
   it('finds a Shardy sharding constraint, the converts and the FFI custom call of a StableHLO module', () => {
@@ -110,7 +122,9 @@ describe('catalogue of production modules', () => {
     // Line 9: `sdy.sharding_constraint %arg0 … : tensor<2xui32>`; lines 17-18: `stablehlo.convert` of
     // `%arg1: tensor<f32>` and `%arg2: tensor<f32>` to tensor<f32>; line 52: `%4:2 = stablehlo.custom_call @hip_threefry2x32_ffi`, two tensor<2xui32>
     // results, named by its target.
+    // Line 5: `sdy.mesh @empty_mesh = <[]>`, the mesh the constraint names.
     expect(es.map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
+      ['sharding', 'sdy.mesh @empty_mesh = <[]>', 1, 0, [5]],
       ['sharding', 'sharding-constraint', 1, 8, [9]],
       ['cast', 'f32 → f32', 2, 8, [17, 18]],
       ['custom-call', 'hip_threefry2x32_ffi', 1, 32, [52]],
@@ -119,9 +133,11 @@ describe('catalogue of production modules', () => {
 
   it('finds a GSPMD sharding constraint, a StableHLO custom call to Sharding, with or without the text', () => {
     const l = layer('catalogue/gspmd-constraint.mlir', DocumentKind.stablehlo);
-    // Line 5: `%1 = stablehlo.custom_call @Sharding(%0) … -> tensor<8x4xbf16>` between casts at lines 4 and 6.
+    // Line 5: `%1 = stablehlo.custom_call @Sharding(%0) {…, mhlo.sharding = "{replicated}"} … -> tensor<8x4xbf16>`
+    // between casts at lines 4 and 6: the call, and the sharding it carries.
     expect(catalogue([l]).map((e) => [e.category, e.label, ...(summary(e).stablehlo ?? [])])).toEqual([
       ['sharding', 'Sharding', 1, 64, [5]],
+      ['sharding', '{replicated}', 1, 64, [5]],
       ['cast', 'bf16 → f32', 1, 128, [6]],
       ['cast', 'f32 → bf16', 1, 64, [4]],
     ]);
@@ -132,9 +148,89 @@ describe('catalogue of production modules', () => {
   it('names a StableHLO custom call placing a value in host memory as a host transfer, by its target', () => {
     const l = layer('catalogue/placement-shardy.mlir', DocumentKind.stablehlo);
     // Line 7: `%1 = stablehlo.custom_call @annotate_device_placement(%0) … -> tensor<1xf32>`.
-    expect(catalogue([l]).map((e) => [e.category, e.label, e.layers.stablehlo?.sites[0]?.line, e.layers.stablehlo?.bytes])).toEqual([[CatalogueCategory.host, 'annotate_device_placement', 7, 4]]);
+    // Line 4: `sdy.mesh @mesh = <["a"=1]>`; line 5: both arguments and the result sharded `[{"a"}]`.
+    expect(catalogue([l]).map((e) => [e.category, e.label, e.layers.stablehlo?.sites[0]?.line, e.layers.stablehlo?.bytes])).toEqual([
+      [CatalogueCategory.sharding, '#sdy.sharding<@mesh, [{"a"}]>', 5, 8],
+      [CatalogueCategory.sharding, 'sdy.mesh @mesh = <["a"=1]>', 4, 0],
+      [CatalogueCategory.host, 'annotate_device_placement', 7, 4],
+    ]);
     // Without the text the index alone does not know the target.
     expect(catalogue([{ layer: l.layer, index: l.index }]).map((e) => [e.category, e.label])).toEqual([[CatalogueCategory.customCall, 'custom-call']]);
+  });
+});
+
+describe('shardings carried as attributes', () => {
+  it('lists each distinct HLO sharding once, on parameters and a tuple, with its count, bytes and lines', () => {
+    // Line 4: `%v1 = f32[] parameter(0), sharding={manual}`; line 7: the tuple's `sharding={{manual}, {maximal device=0}, {replicated}}`.
+    const es = catalogue([layer('catalogue/sharded-tuple.hlo', DocumentKind.hlo)]);
+    expect(es.map((e) => [e.category, e.label, summary(e).hlo, e.layers.hlo?.sites.map((s) => [s.name, s.op])])).toEqual([
+      ['sharding', '{manual}', [1, 4, [4]], [['v1', 'parameter']]],
+      ['sharding', '{{manual}, {maximal device=0}, {replicated}}', [1, 4 + 12 + 24, [7]], [['tuple', 'tuple']]],
+    ]);
+  });
+
+  it('reads GSPMD shardings of StableHLO arguments and results, named by what carries them', () => {
+    // Line 4: `%arg0 … {mhlo.sharding = "{maximal device=0}"}`, `%arg1` the same, and the result.
+    const es = catalogue([layer('catalogue/placement-gspmd.mlir', DocumentKind.stablehlo)]);
+    expect(summary(entry(es, 'sharding', '{maximal device=0}'))).toEqual({ stablehlo: [3, 8, [4, 4, 4]] });
+    expect(entry(es, 'sharding', '{maximal device=0}')?.layers.stablehlo?.sites.map((s) => [s.name, s.op])).toEqual([['%arg0', 'argument'], ['%arg1', 'argument'], ['result', 'result']]);
+  });
+
+  it('lists the Shardy mesh and shardings and the optimized module\'s parameter shardings of a sharded MLP', () => {
+    const es = catalogue(sharded('sharded'));
+    expect(es.filter((e) => e.category === 'sharding').map((e) => [e.label, summary(e)])).toEqual([
+      // stablehlo-debug.mlir line 5: `%arg0: tensor<64x32xf32> {sdy.sharding = …}`, `%arg1`, and the result.
+      ['#sdy.sharding<@mesh, [{"data"}, {}]>', { stablehlo: [2, 8192, [5, 5]] }],
+      ['#sdy.sharding<@mesh, [{}, {"model"}]>', { stablehlo: [1, 8192, [5]] }],
+      ['sdy.mesh @mesh = <["data"=4, "model"=2]>', { stablehlo: [1, 0, [4]] }],
+      // hlo-opt.txt lines 62-63: each device's shard of x (f32[16,32]) and of w (f32[32,32]).
+      ['{devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}', { 'hlo-opt': [1, 4096, [63]] }],
+      ['{devices=[4,1,2]<=[8] last_tile_dim_replicate}', { 'hlo-opt': [1, 2048, [62]] }],
+    ]);
+  });
+
+  it('reads only what is a sharding: a name that contains the word, a bracket left open, a label too long', () => {
+    const text = [
+      'HloModule m, allow_spmd_sharding_propagation_to_parameters={false}',
+      'ENTRY e {',
+      '  %a = f32[2]{0} parameter(0), sharding={devices=[2]<=[2]}, metadata={op_name="sharding={x}"}',
+      '  %b = f32[2]{0} parameter(1), sharding={devices=[2',
+      `  ROOT %c = f32[2]{0} add(%a, %b), sharding={${'{replicated}, '.repeat(60)}}`,
+      '}',
+    ].join('\n');
+    const es = catalogue([{ layer: 'hlo', index: analyze(text, DocumentKind.hlo).index, text }]);
+    const labels = es.map((e) => e.label);
+    expect(labels).toContain('{devices=[2…');
+    expect(labels).toContain('{devices=[2]<=[2]}');
+    expect(labels.some((l) => l.startsWith('{{replicated}, ') && l.endsWith('…') && l.length <= 513)).toBe(true);
+    expect(labels.some((l) => l.includes('false') || l === '{x}')).toBe(false);
+  });
+});
+
+describe('catalogue of a sharded MLP with and without with_sharding_constraint', () => {
+  const plain = catalogue(sharded('sharded'));
+  const constrained = catalogue(sharded('sharded_constraint'));
+
+  it('lists the sharding constraint only on the module that has it, in jaxpr and StableHLO', () => {
+    expect(entry(plain, 'sharding', 'sharding-constraint')).toBeUndefined();
+    // jaxpr line 23: `l:f32[64,64] = sharding_constraint[…]`; StableHLO line 24: `%14 = sdy.sharding_constraint %13 <@mesh, [{"data"}, {}]>`.
+    expect(summary(entry(constrained, 'sharding', 'sharding-constraint'))).toEqual({ jaxpr: [1, 16384, [23]], stablehlo: [1, 16384, [24]] });
+  });
+
+  it('catalogued against the plain one: the constraint, and the all-gather XLA added for it, are only here', () => {
+    const c = catalogueAgainst(constrained, plain);
+    // hlo-opt.txt line 88: `%all-gather = f32[16,64]{0,1} all-gather(%multiply_multiply_fusion)`, 4 KiB per device,
+    // and line 52: the partition id converted to index the slice each device keeps of it.
+    expect(c.onlyHere.map((e) => [e.category, e.label, summary(e)])).toEqual([
+      ['sharding', 'sharding-constraint', { jaxpr: [1, 16384, [23]], stablehlo: [1, 16384, [24]] }],
+      ['collective', 'all-gather', { 'hlo-opt': [1, 4096, [88]] }],
+      ['cast', 'u32 → s32', { 'hlo-opt': [1, 4, [52]] }],
+    ]);
+    expect(c.onlyThere).toEqual([]);
+    expect(c.changed).toEqual([]);
+    // Both keep the all-reduce of the second dot's partial sums (lines 67 and 91).
+    expect(summary(entry(plain, 'collective', 'all-reduce'))).toEqual({ 'hlo-opt': [1, 2048, [67]] });
+    expect(summary(entry(constrained, 'collective', 'all-reduce'))).toEqual({ 'hlo-opt': [1, 2048, [91]] });
   });
 });
 

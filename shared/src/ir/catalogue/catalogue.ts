@@ -1,6 +1,7 @@
 import { jaxprArrayType } from '../jaxpr/index';
 import { isArrayType, parseMlirType } from '../mlir/types';
 import type { CrossLayerKey, KernelInfo, ValueInfo } from '../types';
+import { readShardings } from './shardings';
 import { readTextDetails } from './text-details';
 import {
   collectiveOf, isBarrierOp, isCastOp, isCustomCallOp, isHostOp, isHostTarget, isRematOp, isShardingOp, isShardingTarget, normalOp, rematOf,
@@ -67,6 +68,55 @@ function entriesOf(layer: CatalogueLayer, k: CrossLayerKey, kernel: KernelInfo |
   return out;
 }
 
+/** Spans sorted by start, for the one holding an offset. */
+function sortedByFrom<T extends { readonly from: number; readonly to: number }>(xs: readonly T[]): T[] {
+  return [...xs].sort((a, b) => a.from - b.from);
+}
+
+/** The span of `xs` (sorted by start) holding `at`, the innermost when nested; `undefined` if none. */
+function holding<T extends { readonly from: number; readonly to: number }>(xs: readonly T[], at: number): T | undefined {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((xs[mid]?.from ?? 0) <= at) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  // The last span starting at or before `at`; a nested op ends before its region's parent does.
+  for (let i = hi; i >= 0 && i > hi - 64; i--) {
+    const x = xs[i];
+    if (x && x.to >= at) return x;
+  }
+  return undefined;
+}
+
+/**
+ * The sites of the shardings a layer's text carries as attributes (see `readShardings`): on an op,
+ * that op (a parameter, a mesh) and its results' bytes; on a function argument, the argument and its
+ * bytes; on a function's results, the line, named `result`.
+ */
+function shardingSites(layer: CatalogueLayer, text: string, keys: readonly CrossLayerKey[], values: readonly ValueInfo[]): { label: string; bytes: number; site: CatalogueSite }[] {
+  const attrs = readShardings(layer, text);
+  if (attrs.length === 0) return [];
+  const byFrom = sortedByFrom(keys);
+  const vals = sortedByFrom(values);
+  const table = new ValueTable(values);
+  let line = 1;
+  let counted = 0;
+  return attrs.map(({ label, from, to }) => {
+    for (let n = text.indexOf('\n', counted); n >= 0 && n < from; n = text.indexOf('\n', n + 1)) {
+      line++;
+      counted = n + 1;
+    }
+    const k = holding(byFrom, from);
+    if (k) return { label, bytes: table.results(k).reduce((s, r) => s + r.bytes, 0), site: { line: k.line, from, to, name: k.name, op: k.op } };
+    // A StableHLO function's argument: `%arg0: tensor<64x32xf32> {sdy.sharding = …}`, its value spanning its attributes.
+    const v = holding(vals, from);
+    if (v) return { label, bytes: v.bytes, site: { line: v.line, from, to, name: v.name, op: 'argument' } };
+    return { label, bytes: 0, site: { line, from, to, name: 'result', op: 'result' } };
+  });
+}
+
 /**
  * The operator catalogue of one module: what production code adds (remat regions, optimization
  * barriers, sharding constraints, collectives, casts, custom calls and kernels, host transfers),
@@ -98,6 +148,17 @@ export function catalogue(layers: readonly LayerIndex[]): CatalogueEntry[] {
         at.count++;
         at.bytes += results.reduce((s, v) => s + v.bytes, 0);
         at.sites.push({ line: k.line, from: k.from, to: k.to, name: k.name, op: k.op });
+      }
+    }
+    if (text !== undefined) {
+      for (const s of shardingSites(layer, text, index.keys, index.values)) {
+        const id = `${CatalogueCategory.sharding}\u0000${s.label}`;
+        let e = entries.get(id);
+        if (!e) entries.set(id, (e = { category: CatalogueCategory.sharding, label: s.label, layers: {} }));
+        const at = (e.layers[layer] ??= { count: 0, bytes: 0, sites: [] });
+        at.count++;
+        at.bytes += s.bytes;
+        at.sites.push(s.site);
       }
     }
   }
