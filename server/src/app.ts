@@ -18,6 +18,7 @@ import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
 import { drillRoutes } from './teaching/drill-routes';
 import { labRoutes } from './teaching/lab/lab-routes';
+import { historyRoutes } from './teaching/replay/history-routes';
 import { traceRoutes } from './trace/routes';
 import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', annotationRoutes(deps));
   app.route('/api/rooms', exportRoutes(deps));
   app.route('/api/rooms', drillRoutes(deps));
+  app.route('/api/rooms', historyRoutes(deps));
   app.route('/api', labRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
   if (deps.jobs) app.route('/api/rooms', gateRoutes({ ...deps, jobs: deps.jobs }));

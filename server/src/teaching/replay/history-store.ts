@@ -68,6 +68,7 @@ export class HistoryStore {
   private readonly selectOldest;
   private readonly selectFrom;
   private readonly selectPage;
+  private readonly selectKind;
   private readonly deleteThrough;
   private readonly updateBase;
   private readonly trimTx;
@@ -86,6 +87,9 @@ export class HistoryStore {
     );
     this.selectPage = db.prepare<[string, number, number, number, number], { id: number; at: number; kind: number; data: Buffer }>(
       'SELECT id, at, kind, data FROM room_history WHERE room_id = ? AND at <= ? AND (at > ? OR (at = ? AND id > ?)) ORDER BY at, id',
+    );
+    this.selectKind = db.prepare<[string, number, number], { at: number; data: Buffer }>(
+      'SELECT at, data FROM room_history WHERE room_id = ? AND kind = ? ORDER BY at, id LIMIT ?',
     );
     this.deleteThrough = db.prepare('DELETE FROM room_history WHERE room_id = ? AND id <= ?');
     this.updateBase = db.prepare('UPDATE room_history_base SET data = ?, starts_at = ?, bytes = ?, dropped = 1 WHERE room_id = ?');
@@ -172,6 +176,12 @@ export class HistoryStore {
     const base = this.selectBase.get(roomId);
     if (!base) return { base: this.storedState(roomId), startsAt: now, endsAt: now, dropped: false };
     return { base: base.data, startsAt: base.starts_at, endsAt: base.last_at, dropped: base.dropped === 1 };
+  }
+
+  /** The room's first `limit` presenter samples, in time order (each stored JSON parsed, unchecked: the caller reads it). */
+  presenterSamples(roomId: string, limit: number): { at: number; view: unknown }[] {
+    const dec = new TextDecoder();
+    return this.selectKind.all(roomId, HistoryRowKind.presenter, limit).map((r) => ({ at: r.at, view: JSON.parse(dec.decode(r.data)) as unknown }));
   }
 
   /**
