@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diffModules } from '@seam/shared/ir';
+import { largeDumps, WIDE_LAYER } from './large-dumps';
 import { printTable, quantile } from './table';
 
 /**
@@ -12,41 +13,13 @@ import { printTable, quantile } from './table';
  * 32-layer transformer (`runners/python/gen_large_hlo.py`'s model, layers unrolled) that differ in
  * one place: layer 16's MLP is 1,536 wide instead of 1,024. The reference is XLA's `hlo-diff` when
  * the installed jaxlib ships one, else `diff -u` of the same two files, the floor a plain text
- * diff sets. The dumps are compiled once into the OS temp folder (about a minute each) and reused.
+ * diff sets. The dumps are compiled once into the OS temp folder (about a minute each) and reused
+ * (see `large-dumps.ts`).
  * Best and median of RUNS after one warm-up, wall clock; also the best CPU time of seam diff's
  * process, since this machine is shared and under load the wall clock mostly measures the wait.
  */
 const RUNS = 5;
-const WIDE_LAYER = 16;
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = join(repo, 'runners', '.venv', 'bin', 'python');
-
-/** Compiles the model with one layer's MLP widened (0: none) and writes its optimized HLO to `out`. */
-const GENERATE = `
-import os, sys
-sys.path.insert(0, sys.argv[1])
-import gen_large_hlo as g
-os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), *g.CHEAP_CODEGEN]).strip()
-import jax, jax.numpy as jnp
-out, wide = sys.argv[2], int(sys.argv[3])
-step, params = g.build_step(32, 256, 4, 1024)
-if wide:
-    params["layers"][wide]["w1"] = jax.ShapeDtypeStruct((256, 1536), jnp.float32)
-    params["layers"][wide]["w2"] = jax.ShapeDtypeStruct((1536, 256), jnp.float32)
-tokens = jax.ShapeDtypeStruct((2, 128), jnp.int32)
-text = jax.jit(step).lower(params, params, params, tokens).compile().as_text()
-open(out + ".tmp", "w").write(text)
-os.replace(out + ".tmp", out)
-`;
-
-function ensureDump(file: string, wide: number): string {
-  if (existsSync(file)) return file;
-  mkdirSync(dirname(file), { recursive: true });
-  console.log(`compiling ${file} (layer ${wide || 'none'} widened)…`);
-  const run = spawnSync(python, ['-', join(repo, 'runners', 'python'), file, String(wide)], { input: GENERATE, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, JAX_PLATFORMS: 'cpu' } });
-  if (run.status !== 0) throw new Error(`generating ${file} failed (${run.status ?? run.signal})`);
-  return file;
-}
 
 /** XLA's hlo-diff, if the installed jaxlib or the virtualenv ships it as a program. */
 function findHloDiff(): string | undefined {
@@ -68,9 +41,7 @@ function seconds(f: () => void): number {
   return Number(process.hrtime.bigint() - t) / 1e9;
 }
 
-const dir = join(tmpdir(), 'seam-diff-bench');
-const fileA = ensureDump(join(dir, 'a.txt'), 0);
-const fileB = ensureDump(join(dir, 'b.txt'), WIDE_LAYER);
+const { a: fileA, b: fileB } = largeDumps();
 const textA = readFileSync(fileA, 'utf8');
 const textB = readFileSync(fileB, 'utf8');
 const mb = (n: number) => (n / 1e6).toFixed(1);
