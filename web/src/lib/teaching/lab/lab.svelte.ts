@@ -14,6 +14,8 @@ import { stepRows, type StepRow } from './lab-progress';
 export class LabState {
   view = $state.raw<LabView | null>(null);
   results = $state.raw<LabResults | null>(null);
+  /** The room's program texts by name, as the class may have edited them. */
+  programs = $state.raw<Readonly<Record<string, string>>>({});
   /** The last request's failure, as the server said it. */
   error = $state<string | null>(null);
   /** The lab capture being queued, if any. */
@@ -37,6 +39,21 @@ export class LabState {
       read();
       return () => m.unobserve(read);
     });
+    $effect(() => {
+      const s = room.session;
+      if (!s) return;
+      const m = s.doc.getMap<unknown>(RoomKey.programs);
+      const read = () => {
+        const out: Record<string, string> = {};
+        m.forEach((v, k) => {
+          if (v instanceof Y.Text) out[k] = v.toString();
+        });
+        this.programs = out;
+      };
+      m.observeDeep(read);
+      read();
+      return () => m.unobserveDeep(read);
+    });
     // Once per lab seen: asks the server to evaluate, which also has it follow the room's changes again.
     $effect(() => {
       if (this.view?.id) void this.check();
@@ -56,8 +73,8 @@ export class LabState {
   /** Queues lab capture `id` with the room's current text of its program (which the class may have edited). */
   async run(id: string): Promise<void> {
     const c = this.view?.captures.find((x) => x.id === id);
-    const program = this.room.session?.doc.getMap<unknown>(RoomKey.programs).get(c?.program ?? '');
-    if (!c || !(program instanceof Y.Text)) {
+    const program = c ? this.programs[c.program] : undefined;
+    if (!c || program === undefined) {
       this.error = `the room has no program ${c?.program ?? id}`;
       return;
     }
@@ -73,7 +90,7 @@ export class LabState {
     this.running = id;
     try {
       await this.captures.request({
-        program: program.toString(), entry: c.entry, args, capture: [...c.capture],
+        program, entry: c.entry, args, capture: [...c.capture],
         options: { xlaFlags: c.xlaFlags, timeoutS: c.timeoutS },
       });
       this.error = null;

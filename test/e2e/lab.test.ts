@@ -1,0 +1,86 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import type { LabResults } from '@seam/shared/teaching';
+import { launchBrowser, openAs, WEB_DIST, type Person } from '../helpers/browser';
+import { createRoom, startTestServer, waitFor, type TestServer } from '../helpers';
+
+/** LAB·2.1 end to end: opened from the lobby in Chromium, its capture run by the server's local CPU runner on JAX, its steps checked. */
+
+let server: TestServer;
+let browser: Browser;
+let ada: Person;
+const errors: string[] = [];
+const shots: string[] = [];
+
+async function shoot(page: Page, name: string): Promise<void> {
+  const path = join(tmpdir(), `seam-lab-${name}.png`);
+  await page.screenshot({ path });
+  shots.push(path);
+}
+
+const step = (page: Page, title: string): Locator => page.getByRole('list', { name: 'Lab steps' }).getByRole('listitem', { name: `Step: ${title}` });
+const markOf = (page: Page, title: string) => step(page, title).getByRole('img').getAttribute('aria-label');
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer({ child: true, env: { SEAM_RUNNER: 'on', SEAM_WEB_DIR: WEB_DIST } }), launchBrowser()]);
+  const probe = await createRoom(server, 'runner probe');
+  await waitFor(async () => {
+    const res = await fetch(`${server.url}/api/rooms/${probe.id}/runners`, { headers: { authorization: `Bearer ${probe.tokens.owner}` } });
+    return ((await res.json()) as { runners: unknown[] }).runners.length > 0;
+  }, 'the local runner to connect', 120_000);
+  ada = await openAs(browser, `${server.url}/`, 'Ada', errors);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  console.log(`lab screenshots: ${shots.join(', ')}`);
+});
+
+describe('LAB·2.1 from the lobby', () => {
+  it('opens the lab from the lobby into a new room showing its program and its open steps', async () => {
+    const labs = ada.page.getByRole('region', { name: 'Open a lab' });
+    await labs.getByRole('button', { name: 'LAB·2.3 Trace the spill and close the gate' }).waitFor();
+    await shoot(ada.page, 'lobby');
+    await labs.getByRole('button', { name: 'LAB·2.1 One function, three layers' }).click();
+    await ada.page.waitForURL(/\/r\//);
+    const panel = ada.page.getByLabel('Lab', { exact: true });
+    await panel.getByRole('heading', { name: 'LAB·2.1 One function, three layers' }).waitFor();
+    expect(await ada.page.getByRole('tab', { name: 'Lab' }).getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => markOf(ada.page, 'Capture the three layers')).toBe('not done');
+    expect(await markOf(ada.page, 'Build the mapping table')).toBe('not done');
+    expect(await step(ada.page, 'Build the mapping table').textContent()).toContain('Open the Mapping view for the capture.');
+    expect(await panel.getByRole('region', { name: 'Lab captures' }).textContent()).toContain('f(bf16[32,64], bf16[64,128], bf16[128])');
+    // The lab's program is in the room, shown as text.
+    await panel.getByText('Program mlp').click();
+    expect(await panel.getByLabel('Program mlp').textContent()).toBe('import jax\n\n\ndef f(x, w, b):\n    h = x @ w + b\n    return jax.nn.relu(h).mean(axis=-1)\n');
+  });
+
+  it('runs the lab\'s capture with the real runner and checks the capture step', async () => {
+    const panel = ada.page.getByLabel('Lab', { exact: true });
+    await panel.getByRole('button', { name: 'Run f' }).click();
+    const group = ada.page.getByRole('list', { name: 'Documents' }).getByRole('list', { name: 'capture #1' });
+    await expect.poll(() => group.locator('.badge').allTextContents(), { timeout: 150_000 }).toEqual(['JAXPR', 'SHLO', 'HLO', 'HLO·opt', 'TEXT', 'TEXT']);
+    await expect.poll(() => markOf(ada.page, 'Capture the three layers'), { timeout: 30_000 }).toBe('done');
+    expect(await step(ada.page, 'Capture the three layers').textContent()).toContain('f was captured');
+  });
+
+  it('builds the mapping table and sees the mapping step checked', async () => {
+    await ada.page.getByRole('button', { name: 'Mapping' }).click();
+    const mapping = ada.page.getByRole('region', { name: 'Mapping' });
+    await expect.poll(async () => (await mapping.locator('tbody tr').allTextContents()).join('\n'), { timeout: 30_000 }).toMatch(/dot_general[\s\S]*dot/);
+    await expect.poll(() => markOf(ada.page, 'Build the mapping table'), { timeout: 30_000 }).toBe('done');
+    expect(await step(ada.page, 'Build the mapping table').textContent()).toMatch(/all 1 dot_general equations map to StableHLO and HLO/);
+    await shoot(ada.page, 'room-checked');
+    // The room document holds the same results for everyone.
+    const href = new URL(ada.page.url());
+    const roomId = href.pathname.split('/').at(-1) ?? '';
+    const token = new URLSearchParams(href.hash.slice(1)).get('token') ?? '';
+    const res = await fetch(`${server.url}/api/rooms/${roomId}/lab/check`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const { results } = (await res.json()) as { results: LabResults };
+    expect(Object.fromEntries(Object.entries(results.room).map(([k, v]) => [k, v.done]))).toEqual({ capture: true, mapping: true });
+    expect(errors).toEqual([]);
+  });
+});
