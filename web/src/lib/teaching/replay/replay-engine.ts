@@ -1,0 +1,95 @@
+import * as Y from 'yjs';
+import { fromBase64 } from 'lib0/buffer';
+import type { PresenterSample } from '@seam/shared/teaching';
+import type { FetchedHistory } from './replay-api';
+
+/** A snapshot of the replayed document is kept every this many updates: a scrub applies at most this many. */
+export const CHECKPOINT_EVERY = 64;
+
+/** The index of the first of `times` (ascending) after `t`: how many are at or before it. */
+function countUpTo(times: ArrayLike<number>, t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((times[mid] ?? 0) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Rebuilds a room document at any time of its history, in a Y.Doc of its own (never the live
+ * room's). Updates are decoded once; every `CHECKPOINT_EVERY` updates a snapshot of the document is
+ * kept in memory, so seeking to any time loads the nearest snapshot before it and applies at most
+ * `CHECKPOINT_EVERY` updates, and moving forward a little (playing) applies only the new ones.
+ */
+export class ReplayEngine {
+  readonly startsAt: number;
+  readonly endsAt: number;
+  readonly dropped: boolean;
+  /** Time of each update, ascending. */
+  readonly updateTimes: Float64Array;
+  private readonly updates: Uint8Array[];
+  private readonly sampleTimes: Float64Array;
+  private readonly samples: (PresenterSample | null)[];
+  /** `checkpoints[k]`: the document after the first `k × CHECKPOINT_EVERY` updates. */
+  private readonly checkpoints: Uint8Array[] = [];
+  private doc = new Y.Doc();
+  /** How many updates `doc` holds. */
+  private applied = 0;
+
+  constructor(h: FetchedHistory) {
+    this.startsAt = h.start.startsAt;
+    this.dropped = h.start.dropped;
+    const ups = h.entries.filter((e) => e.type === 'update');
+    this.updates = ups.map((u) => fromBase64(u.data));
+    this.updateTimes = Float64Array.from(ups.map((u) => u.at));
+    const samples = h.entries.filter((e) => e.type === 'presenter');
+    this.sampleTimes = Float64Array.from(samples.map((s) => s.at));
+    this.samples = samples.map((s) => s.view);
+    this.endsAt = Math.max(h.start.endsAt, this.startsAt, h.entries.at(-1)?.at ?? 0);
+    const base = fromBase64(h.start.base);
+    Y.applyUpdate(this.doc, base);
+    this.checkpoints.push(base);
+    // Snapshots are taken once, ahead: applying everything once costs what one full replay costs.
+    const walk = new Y.Doc();
+    Y.applyUpdate(walk, base);
+    for (let i = 0; i < this.updates.length; i++) {
+      Y.applyUpdate(walk, this.updates[i] as Uint8Array);
+      if ((i + 1) % CHECKPOINT_EVERY === 0) this.checkpoints.push(Y.encodeStateAsUpdate(walk));
+    }
+    walk.destroy();
+  }
+
+  /** How many updates were committed at or before `t`. */
+  countAt(t: number): number {
+    return countUpTo(this.updateTimes, t);
+  }
+
+  /** The document as it was at time `t`; the same Y.Doc while only moving forward within a checkpoint's reach. */
+  docAt(t: number): Y.Doc {
+    const n = this.countAt(t);
+    if (n >= this.applied && n - this.applied <= CHECKPOINT_EVERY) {
+      for (let i = this.applied; i < n; i++) Y.applyUpdate(this.doc, this.updates[i] as Uint8Array);
+    } else {
+      const k = Math.floor(n / CHECKPOINT_EVERY);
+      this.doc.destroy();
+      this.doc = new Y.Doc();
+      Y.applyUpdate(this.doc, this.checkpoints[k] as Uint8Array);
+      for (let i = k * CHECKPOINT_EVERY; i < n; i++) Y.applyUpdate(this.doc, this.updates[i] as Uint8Array);
+    }
+    this.applied = n;
+    return this.doc;
+  }
+
+  /** Where the presenter was at `t`: the last sample at or before it; `null` when nobody presented then. */
+  presenterAt(t: number): PresenterSample | null {
+    const i = countUpTo(this.sampleTimes, t);
+    return i === 0 ? null : (this.samples[i - 1] ?? null);
+  }
+
+  destroy(): void {
+    this.doc.destroy();
+  }
+}
