@@ -6,7 +6,11 @@ import type { LabResults } from '@seam/shared/teaching';
 import { launchBrowser, openAs, WEB_DIST, type Person } from '../helpers/browser';
 import { createRoom, startTestServer, waitFor, type TestServer } from '../helpers';
 
-/** LAB·2.1 end to end: opened from the lobby in Chromium, its capture run by the server's local CPU runner on JAX, its steps checked. */
+/**
+ * Labs end to end against a server with its local CPU runner on JAX, in Chromium: LAB·2.1 opened
+ * from the lobby, its capture run and its mapping built; LAB·2.2 in a class of two, where each
+ * person's spill annotation is checked on its own and the owner sees the class's count.
+ */
 
 let server: TestServer;
 let browser: Browser;
@@ -81,6 +85,45 @@ describe('LAB·2.1 from the lobby', () => {
     const res = await fetch(`${server.url}/api/rooms/${roomId}/lab/check`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     const { results } = (await res.json()) as { results: LabResults };
     expect(Object.fromEntries(Object.entries(results.room).map(([k, v]) => [k, v.done]))).toEqual({ capture: true, mapping: true });
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('LAB·2.2 in a class of two', () => {
+  let owner: Person;
+  let bo: Person;
+
+  it('checks the spill step for the member who marked the S×S scores, and counts the class for the owner', async () => {
+    const room = await createRoom(server, 'Spill lab');
+    const opened = await fetch(`${server.url}/api/rooms/${room.id}/lab`, {
+      method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ lab: 'lab-2.2' }),
+    });
+    expect(opened.status).toBe(201);
+    owner = await openAs(browser, room.links.owner, 'Prof', errors);
+    bo = await openAs(browser, room.links.annotator, '<b>Bo</b>', errors);
+    const panel = owner.page.getByLabel('Lab', { exact: true });
+    await panel.getByRole('button', { name: 'Run naive_attention' }).click();
+    await expect.poll(() => markOf(owner.page, 'Capture the optimized HLO'), { timeout: 150_000 }).toBe('done');
+    await expect.poll(() => markOf(bo.page, 'Capture the optimized HLO')).toBe('done');
+    expect(await markOf(bo.page, 'Mark the spill with your estimate')).toBe('not done');
+
+    // Bo opens the optimized HLO and marks the bf16 S×S value the Spills panel lists.
+    const group = bo.page.getByRole('list', { name: 'Documents' }).getByRole('list', { name: 'capture #1' });
+    await group.getByRole('button', { name: /hlo-opt|HLO·opt/ }).click();
+    await bo.page.locator('.cm-line', { hasText: 'HloModule jit_naive_attention' }).first().waitFor();
+    await bo.page.getByRole('tab', { name: 'Spills' }).click();
+    const row = bo.page.getByRole('table', { name: 'Spill candidates by traffic' }).getByRole('row').filter({ hasText: 'bf16[8192,8192]' });
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
+    await row.getByRole('button', { name: 'Mark as spill' }).click();
+    await bo.page.getByRole('tab', { name: 'Lab' }).click();
+    await expect.poll(() => markOf(bo.page, 'Mark the spill with your estimate'), { timeout: 30_000 }).toBe('done');
+    expect(await step(bo.page, 'Mark the spill with your estimate').textContent()).toContain('your estimate is within 0.0% of the 134,217,728 bytes the dump gives');
+    // Only the owner sees the class; the owner's own step stays open: the annotation is Bo's.
+    expect(await step(bo.page, 'Mark the spill with your estimate').getByLabel('Class progress').count()).toBe(0);
+    await expect.poll(() => step(owner.page, 'Mark the spill with your estimate').getByLabel('Class progress').textContent()).toBe('1 of 1 in the class');
+    expect(await markOf(owner.page, 'Mark the spill with your estimate')).toBe('not done');
+    await shoot(owner.page, 'class-owner');
+    await shoot(bo.page, 'class-student');
     expect(errors).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ describe('stepRows', () => {
   });
 
   it('leaves a newcomer\'s own step open, and every step unknown before an evaluation or with another lab\'s results', () => {
-    expect(stepRows(view, results, 'cai')[1]?.mine).toEqual({ done: false, detail: 'none of your annotations is there yet' });
+    expect(stepRows(view, results, 'cai')[1]?.mine).toEqual({ done: false, detail: 'no annotation of yours yet' });
     for (const rows of [stepRows(view, null, 'ada'), stepRows(view, { ...results, labId: 'lab-2.1' }, 'ada')]) {
       expect(rows.map((r) => [r.mine, r.class])).toEqual([[null, null], [null, null]]);
     }

@@ -22,7 +22,7 @@ export function stepRows(view: LabView, results: LabResults | null, meId: string
   const members = r ? Object.values(r.members) : [];
   return view.steps.map((s) => {
     if (!s.perMember) return { id: s.id, title: s.title, question: s.question, perMember: false, mine: r?.room[s.id] ?? null, class: null };
-    const own = r ? (r.members[meId]?.steps[s.id] ?? { done: false, detail: 'none of your annotations is there yet' }) : null;
+    const own = r ? (r.members[meId]?.steps[s.id] ?? { done: false, detail: 'no annotation of yours yet' }) : null;
     const done = members.filter((m) => m.steps[s.id]?.done === true).length;
     return { id: s.id, title: s.title, question: s.question, perMember: true, mine: own, class: r ? { done, of: members.length } : null };
   });
