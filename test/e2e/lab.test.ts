@@ -127,3 +127,26 @@ describe('LAB·2.2 in a class of two', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('LAB·2.3 on the CPU', () => {
+  it('checks the gate step exactly when the room\'s gate for the traced capture passes', async () => {
+    const room = await createRoom(server, 'Gate lab');
+    const auth = { authorization: `Bearer ${room.tokens.owner}` };
+    const opened = await fetch(`${server.url}/api/rooms/${room.id}/lab`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ lab: 'lab-2.3' }) });
+    expect(opened.status).toBe(201);
+    const prof = await openAs(browser, room.links.owner, 'Prof', errors);
+    await prof.page.getByLabel('Lab', { exact: true }).getByRole('button', { name: 'Run naive_attention' }).click();
+    await expect.poll(() => markOf(prof.page, 'Record a trace'), { timeout: 170_000 }).toBe('done');
+    const jobs = (await (await fetch(`${server.url}/api/rooms/${room.id}/captures`, { headers: auth })).json()) as { jobs: Array<{ id: string; status: string }> };
+    const job = jobs.jobs.find((j) => j.status === 'done')!;
+    const gate = await fetch(`${server.url}/api/rooms/${room.id}/captures/${job.id}/gate`, { headers: auth });
+    const body = (await gate.json()) as { gate?: { pass: boolean }; error?: { message: string } };
+    const expected = gate.status === 200 && body.gate?.pass === true ? 'done' : 'not done';
+    await expect.poll(() => markOf(prof.page, 'Close the gate'), { timeout: 30_000 }).toBe(expected);
+    const detail = await step(prof.page, 'Close the gate').textContent();
+    if (gate.status === 200) expect(detail).toMatch(body.gate?.pass ? /the gate passed: measured within/ : /the gate did not pass/);
+    else expect(detail).toContain(`the gate cannot be computed: ${body.error?.message ?? ''}`);
+    await shoot(prof.page, 'gate');
+    expect(errors).toEqual([]);
+  }, 240_000);
+});
