@@ -127,7 +127,7 @@ describe('replay', () => {
       const now = await shown(dee.page);
       if (JSON.stringify(seen.at(-1)) !== JSON.stringify(now)) seen.push(now);
       return now.length;
-    }, { timeout: 30_000, intervals: [50] }).toBe(2);
+    }, { timeout: 30_000, interval: 50 }).toBe(2);
     expect(seen).toEqual([[], ['why is this multiply not fused?'], ['why is this multiply not fused?', 'where does this value spill?']]);
 
     // Nothing of the live room changed while replaying.
