@@ -106,3 +106,50 @@ describe('diffs in the room export', () => {
     expect(e.diffs).toBeUndefined();
   });
 });
+
+describe('catalogues in the room export', () => {
+  const fixture = (name: string, file: string): string => readFileSync(new URL(`../../../test/fixtures/diff/${name}/${file}`, import.meta.url), 'utf8');
+  /** Imports one dump folder: the sharded MLP's jaxpr, StableHLO and optimized HLO as JAX and XLA name them. */
+  async function importSharded(folder: string, name: string): Promise<number> {
+    const form = new FormData();
+    form.append('file', new Blob([fixture(name, 'jaxpr.txt')]), `${folder}/jax_000001_sharded_mlp.jaxpr.txt`);
+    form.append('file', new Blob([fixture(name, 'stablehlo-debug.mlir')]), `${folder}/jax_ir0001_jit_sharded_mlp_compile.mlir`);
+    form.append('file', new Blob([fixture(name, 'hlo-opt.txt')]), `${folder}/module_0000.jit_sharded_mlp.cpu_after_optimizations.txt`);
+    const res = await t.app.request(`/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
+    return res.status;
+  }
+
+  it('catalogues each module group in three layers, with its card, as JSON and inert Markdown', async () => {
+    expect(await importSharded('plain', 'sharded')).toBe(201);
+    expect(await importSharded('constrained', 'sharded_constraint')).toBe(201);
+    const e = (await (await t.call('GET', `/api/rooms/${room.id}/export.json`, { token: room.tokens.viewer })).json()) as RoomExport;
+    const groups = e.catalogues?.filter((c) => c.label.startsWith('module 0000 jit_sharded_mlp')) ?? [];
+    expect(groups.map((c) => [c.label, Object.keys(c.documents)])).toEqual([
+      ['module 0000 jit_sharded_mlp · plain', ['jaxpr', 'stablehlo', 'hlo-opt']],
+      ['module 0000 jit_sharded_mlp · constrained', ['jaxpr', 'stablehlo', 'hlo-opt']],
+    ]);
+    const [plain, constrained] = groups;
+    const summary = (c: typeof plain, category: string, label: string) => {
+      const x = c?.entries.find((y) => y.category === category && y.label === label);
+      return x && Object.fromEntries(Object.entries(x.layers).map(([l, o]) => [l, [o.count, o.bytes, o.sites.map((s) => s.line)]]));
+    };
+    // The constraint (jaxpr line 23, StableHLO line 24) and the all-gather XLA added for it (line 88), in the constrained group only.
+    expect(summary(constrained, 'sharding', 'sharding-constraint')).toEqual({ jaxpr: [1, 16384, [23]], stablehlo: [1, 16384, [24]] });
+    expect(summary(constrained, 'collective', 'all-gather')).toEqual({ 'hlo-opt': [1, 4096, [88]] });
+    expect(summary(plain, 'sharding', 'sharding-constraint')).toBeUndefined();
+    // Both carry the parameters' shardings as attributes, read from the stored texts.
+    expect(summary(plain, 'sharding', '{devices=[4,1,2]<=[8] last_tile_dim_replicate}')).toEqual({ 'hlo-opt': [1, 2048, [62]] });
+    expect(constrained?.withoutText).toBeUndefined();
+    // The card: each layer's lines (the empty one after the last newline counted) and collectives, and lines against the jaxpr.
+    expect(constrained?.card.layers.map((l) => [l.layer, l.lines, l.collectives])).toEqual([['jaxpr', 47, 0], ['stablehlo', 50, 0], ['hlo-opt', 94, 2]]);
+    expect(constrained?.card.layers[2]?.linesRatio).toBeCloseTo(94 / 47, 6);
+
+    const md = await (await t.call('GET', `/api/rooms/${room.id}/export.md`, { token: room.tokens.viewer })).text();
+    expect(md).toContain('### Catalogue: module 0000 jit\\_sharded\\_mlp · constrained\n\nFrom jaxpr constrained/jax\\_000001\\_sharded\\_mlp.jaxpr.txt · StableHLO constrained/');
+    expect(md).toContain('#### lower() vs compile()');
+    expect(md).toContain('| collective | all-gather | 4,096 |');
+    // A sharding's `<=` is dump text: written as entities, never raw.
+    expect(md).toContain('| sharding | {devices=\\[4,1,2\\]&lt;=\\[8\\] last\\_tile\\_dim\\_replicate} | 2,048 |');
+    expect(md).not.toMatch(/<=\[8\]/);
+  });
+});

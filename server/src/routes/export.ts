@@ -1,9 +1,9 @@
 import { Hono, type Context } from 'hono';
 import type { Analysis, OpTime } from '@seam/shared/ir';
 import {
-  buildExport, DocumentKind, exportDiff, exportMappings, exportToJson, exportToMarkdown, groupOf, inertCell, mappingGroups, MAX_EXPORT_DIFF_BYTES, readAnnotations,
-  readCaptures, RoomKey, ROLES, versionPairs, type CaptureEntry, type DocumentMeta, type ExportedDiff, type ExportedMapping, type GateReport,
-  type GateUnavailable, type RoomExport,
+  buildExport, catalogueGroups, DocumentKind, exportCatalogue, exportDiff, exportMappings, exportToJson, exportToMarkdown, groupOf, inertCell, mappingGroups, MAX_EXPORT_DIFF_BYTES, readAnnotations,
+  MAX_EXPORT_CATALOGUE_TEXT_BYTES, readCaptures, RoomKey, ROLES, versionPairs, type CaptureEntry, type DocumentMeta, type ExportedDiff, type ExportedMapping, type GateReport,
+  type ExportedCatalogue, type GateUnavailable, type RoomExport,
 } from '@seam/shared/model';
 import type { OpAggregate } from '@seam/shared/trace';
 import { opTimesOf } from '../cli/trace-op-times';
@@ -82,11 +82,31 @@ async function diffsOf(deps: AppDeps, documents: readonly DocumentMeta[], captur
 }
 
 /**
+ * The card and catalogue of each group holding a program layer (`catalogueGroups`), one group at a
+ * time so that only that group's analyses and texts are held at once; texts over
+ * `MAX_EXPORT_CATALOGUE_TEXT_BYTES` are not read (the entry says so).
+ */
+async function cataloguesOf(deps: AppDeps, documents: readonly DocumentMeta[]): Promise<ExportedCatalogue[]> {
+  const out: ExportedCatalogue[] = [];
+  for (const { group, docs } of catalogueGroups(documents)) {
+    const analyses = new Map<string, Analysis | undefined>();
+    const texts = new Map<string, string | undefined>();
+    for (const d of Object.values(docs)) {
+      analyses.set(d.id, await analysisOf(deps, d));
+      if (d.bytes <= MAX_EXPORT_CATALOGUE_TEXT_BYTES) texts.set(d.id, await deps.texts.get(d.sha256));
+    }
+    out.push(exportCatalogue(group, docs, { analysisOf: (d) => analyses.get(d.id), textOf: (d) => texts.get(d.id), escape: inertCell }));
+  }
+  return out;
+}
+
+/**
  * `GET /api/rooms/:id/export.md` and `…/export.json`: the room as a report (documents; each
  * annotation with its quoted lines, kind, size and traffic, thread and status; the notes; each
  * capture with its provenance and cost figures; the mapping table of each capture or module group;
  * the gate of each capture group with a trace; the diff of each capture or module group's HLO
- * against the earlier group of the same program), for any role. The browser's Export button
+ * against the earlier group of the same program; the lower() vs compile() card and operator
+ * catalogue of each group holding a program layer), for any role. The browser's Export button
  * downloads it. Whatever members wrote, and whatever dumps and runners hold, comes out as inert
  * text in both forms (no markup, no links).
  */
@@ -108,6 +128,7 @@ export function exportRoutes(deps: AppDeps): Hono {
     const mappings = await mappingsOf(deps, documents);
     const captures = readCaptures(doc);
     const diffs = await diffsOf(deps, documents, captures);
+    const catalogues = await cataloguesOf(deps, documents);
     // The dumps that spill annotations mark: each spill's readers, and the figures one marked from a selection lacks.
     const spillDocs = new Set(annotations.filter((a) => a.kind === 'spill' && !a.trace).map((a) => a.docId));
     const spillAnalyses = new Map<string, Analysis>();
@@ -117,7 +138,7 @@ export function exportRoutes(deps: AppDeps): Hono {
     }
     return buildExport({
       roomId, title, documents, annotations, textOf: (docId) => texts.get(docId), now: Date.now(), ...(gates.length > 0 ? { gates } : {}),
-      notes: doc.getText(RoomKey.notes).toString(), captures, analysisOf: (docId) => spillAnalyses.get(docId), mappings, diffs,
+      notes: doc.getText(RoomKey.notes).toString(), captures, analysisOf: (docId) => spillAnalyses.get(docId), mappings, diffs, catalogues,
     });
   };
 

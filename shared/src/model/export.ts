@@ -1,9 +1,11 @@
+import { CATALOGUE_LAYER_TITLES, type CatalogueLayer } from '../ir/catalogue/index';
 import type { Analysis, MappingRow, SpillCandidate } from '../ir/types';
 import { isAnchored, type Annotation } from './annotation';
 import { traceAnchorLabel } from './annotation-trace';
 import { provenanceFacts } from './capture-facts';
 import type { DocumentMeta } from './document';
 import { exportCaptures, type ExportedCapture } from './export-capture';
+import type { ExportedCatalogue } from './export-catalogue';
 import type { ExportedDiff } from './export-diff';
 import { exportMappings, mappingGroups, type ExportedMapping } from './export-mapping';
 import type { GateReport, GateUnavailable } from './gate-report';
@@ -57,6 +59,11 @@ export interface RoomExport {
    * HLO against the same layer of the earlier group of the same program; absent when there are none.
    */
   readonly diffs?: readonly ExportedDiff[];
+  /**
+   * The lower() vs compile() card and the operator catalogue of each group holding a program layer
+   * (see `catalogueGroups`), as JSON and as Markdown; absent when there are none.
+   */
+  readonly catalogues?: readonly ExportedCatalogue[];
 }
 
 /** What `buildExport` reads: the room, its documents and annotations, and a way to get each dump's text. */
@@ -87,6 +94,8 @@ export interface ExportInput {
   readonly mappings?: readonly ExportedMapping[];
   /** The diffs of the room's version pairs, made by the caller (`exportDiff`, one pair at a time). */
   readonly diffs?: readonly ExportedDiff[];
+  /** The catalogues of the room's groups, made by the caller (`exportCatalogue`, one group at a time). */
+  readonly catalogues?: readonly ExportedCatalogue[];
 }
 
 /** Rows of one mapping table the Markdown form lists; the JSON form holds them all. */
@@ -165,6 +174,7 @@ export function buildExport(input: ExportInput): RoomExport {
     ...(mappings.length > 0 ? { mappings } : {}),
     ...(input.gates ? { gates: input.gates } : {}),
     ...(input.diffs && input.diffs.length > 0 ? { diffs: input.diffs } : {}),
+    ...(input.catalogues && input.catalogues.length > 0 ? { catalogues: input.catalogues } : {}),
   };
 }
 
@@ -330,10 +340,20 @@ function diffMarkdown(x: ExportedDiff): string {
   return [head, '', docs, '', x.markdown.replace(/^#/gm, '###').trimEnd()].join('\n');
 }
 
+/** One group's card and catalogue: its own Markdown one heading level down, the documents read named under its title. */
+function catalogueSection(x: ExportedCatalogue): string {
+  const [head = '', ...rest] = x.markdown.replace(/^#/gm, '###').trimEnd().split('\n');
+  const docs = (Object.entries(x.documents) as [CatalogueLayer, { title: string }][]).map(([l, d]) => `${CATALOGUE_LAYER_TITLES[l]} ${text(d.title)}`).join(' · ');
+  const out = [head, '', `From ${docs || 'no document'}.`];
+  if (x.withoutText) out.push('', `Catalogued from the stored analysis alone, without the text (casts name only the dtype cast to, shardings carried as attributes are not listed): ${x.withoutText.map(text).join('; ')}.`);
+  if (x.unanalysed) out.push('', `Not catalogued, no analysis stored: ${x.unanalysed.map(text).join('; ')}.`);
+  return [...out, ...rest].join('\n');
+}
+
 /**
  * The export as Markdown: title, documents, each annotation with its quoted lines, kind, size,
- * thread and status, the notes, the captures with their provenance, the mapping tables, the gates
- * and the diffs of the room's version pairs.
+ * thread and status, the notes, the captures with their provenance, the mapping tables, the gates,
+ * the diffs of the room's version pairs, and each group's card and operator catalogue.
  */
 export function exportToMarkdown(e: RoomExport): string {
   const out = [`# ${text(e.room.title)}`, '', `Exported ${isoTime(e.exportedAt)}.`, '', '## Documents', ''];
@@ -358,6 +378,10 @@ export function exportToMarkdown(e: RoomExport): string {
   if (e.diffs && e.diffs.length > 0) {
     out.push('', `## Diffs (${e.diffs.length})`);
     for (const x of e.diffs) out.push('', diffMarkdown(x));
+  }
+  if (e.catalogues && e.catalogues.length > 0) {
+    out.push('', `## Catalogues (${e.catalogues.length})`);
+    for (const x of e.catalogues) out.push('', catalogueSection(x));
   }
   return `${out.join('\n')}\n`;
 }

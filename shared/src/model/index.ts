@@ -9,6 +9,7 @@ export * from './api';
 export * from './export';
 export * from './export-capture';
 export * from './export-diff';
+export * from './export-catalogue';
 export * from './export-mapping';
 export * from './capture-facts';
 export * from './capture-doc';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DocumentMeta, ModuleRef } from '@seam/shared/model';
-import { catalogueDocsOf, programGroups } from './catalogue-docs';
+import type { DocumentMeta, ModuleRef } from '../../model/document';
+import { catalogueDocsOf, programGroups } from './docs';
 
 const doc = (id: string, kind: DocumentMeta['kind'], extra: { captureId?: string; module?: ModuleRef } = {}): DocumentMeta => ({ id, title: id, kind, bytes: 1, sha256: id, createdAt: 0, ...extra });
 const mod = (pass?: ModuleRef['pass']): ModuleRef => ({ groupId: 'g1', name: 'jit_step', number: 7, path: 'm.txt', ...(pass ? { pass } : {}) });

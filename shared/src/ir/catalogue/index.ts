@@ -4,4 +4,5 @@ export { readTextDetails, type CastSource, type TextDetails } from './text-detai
 export { readShardings, MAX_SHARDING_CHARS, type ShardingAttribute } from './shardings';
 export { layerCard } from './card';
 export { catalogueAgainst, entryCount } from './against';
-export { catalogueMarkdown } from './markdown';
+export { catalogueMarkdown, CATALOGUE_LAYER_TITLES } from './markdown';
+export { catalogueDocsOf, programGroups } from './docs';

@@ -1,26 +1,32 @@
 import { entryCount } from './against';
 import { CATALOGUE_LAYERS, OpCategory, type CatalogueComparison, type CatalogueEntry, type LayerCard } from './types';
 
-const LAYER_TITLES = { jaxpr: 'jaxpr', stablehlo: 'StableHLO', hlo: 'HLO before', 'hlo-opt': 'optimized HLO' } as const;
+/** How the catalogue names its layers to a reader. */
+export const CATALOGUE_LAYER_TITLES = { jaxpr: 'jaxpr', stablehlo: 'StableHLO', hlo: 'HLO before', 'hlo-opt': 'optimized HLO' } as const;
+const LAYER_TITLES = CATALOGUE_LAYER_TITLES;
 
 /** Table cells hold dump text: pipes and line breaks would end the cell. */
-const cell = (s: string) => s.replace(/[|\\]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+const plainCell = (s: string) => s.replace(/[|\\]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
 const num = (n: number) => n.toLocaleString('en-US');
 
 /** Where an entry is in one layer, e.g. `3 (lines 12, 40, 41)`. */
 function where(e: CatalogueEntry, layer: keyof typeof LAYER_TITLES): string {
   const at = e.layers[layer];
   if (!at) return '';
-  const lines = at.sites.slice(0, 8).map((s) => s.line).join(', ');
-  return `${num(at.count)} (line${at.sites.length > 1 ? 's' : ''} ${lines}${at.sites.length > 8 ? ', …' : ''})`;
+  // An argument and a result sharded alike share their function's line: each line once.
+  const all = [...new Set(at.sites.map((s) => s.line))];
+  return `${num(at.count)} (line${all.length > 1 ? 's' : ''} ${all.slice(0, 8).join(', ')}${all.length > 8 ? ', …' : ''})`;
 }
 
 /**
  * The card and catalogue of one module as Markdown: the card's table, then the catalogue's table
  * (count and lines per layer, bytes of the last layer that has the entry), then, when given, what it
- * has that `against` lacks. `title` heads it (e.g. the module's name).
+ * has that `against` lacks. `title` heads it (e.g. the module's name). Dump text is escaped for
+ * table cells by `escape` (by default `|`, `\` and line breaks only; the room export passes its
+ * inert-text escape).
  */
-export function catalogueMarkdown(title: string, card: LayerCard, entries: readonly CatalogueEntry[], against?: { readonly title: string; readonly comparison: CatalogueComparison }): string {
+export function catalogueMarkdown(title: string, card: LayerCard, entries: readonly CatalogueEntry[], against?: { readonly title: string; readonly comparison: CatalogueComparison }, escape: (s: string) => string = plainCell): string {
+  const cell = escape;
   const out: string[] = [`# Catalogue: ${cell(title)}`, '', '## lower() vs compile()', ''];
   const cats = Object.values(OpCategory).filter((c) => card.layers.some((l) => l.opsByCategory[c]));
   out.push(`| layer | lines | bytes | × lines | × bytes | ops | ${cats.join(' | ')} | fusions | custom calls | collectives |`);

@@ -1,7 +1,6 @@
-import { catalogue, catalogueAgainst, catalogueMarkdown, layerCard, type CatalogueComparison, type CatalogueEntry, type CatalogueLayer, type LayerCard, type LayerIndex } from '@seam/shared/ir';
+import { catalogue, catalogueAgainst, catalogueDocsOf, catalogueMarkdown, layerCard, type CatalogueComparison, type CatalogueEntry, type CatalogueLayer, type LayerCard, type LayerIndex } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { fetchViews, fullAnalysis } from '../../analysis/stored-analysis';
-import { catalogueDocsOf } from './catalogue-docs';
 
 type Entry = { readonly state: 'loading' } | { readonly state: 'ready'; readonly index: LayerIndex['index']; readonly text?: string } | { readonly state: 'failed'; readonly message: string };
 
