@@ -67,6 +67,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use('/api/*', apiNoStore);
   app.route('/', opsRoutes(deps));
   app.route('/api/config', configRoutes(deps));
+  app.route('/api', labRoutes(deps));
   app.route('/api/rooms', roomRoutes(deps));
   app.route('/api/rooms', documentRoutes(deps));
   app.route('/api/rooms', importRoutes(deps));
@@ -75,7 +76,6 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/api/rooms', exportRoutes(deps));
   app.route('/api/rooms', drillRoutes(deps));
   app.route('/api/rooms', historyRoutes(deps));
-  app.route('/api', labRoutes(deps));
   if (deps.jobs) app.route('/', jobRoutes({ ...deps, jobs: deps.jobs }));
   if (deps.jobs) app.route('/api/rooms', gateRoutes({ ...deps, jobs: deps.jobs }));
   app.all('/api/*', () => {

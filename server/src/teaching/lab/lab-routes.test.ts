@@ -65,6 +65,28 @@ describe('labs API', () => {
     expect(readLabResults(doc())).toEqual(body.results);
   });
 
+  it('creates a room opened from a lab with POST /api/rooms, and refuses an unknown or malformed lab before making any room', async () => {
+    const before = t.deps.store.rooms.count();
+    const res = await t.call('POST', '/api/rooms', { json: { title: 'Spill lab', lab: 'lab-2.2' } });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { id: string; title: string; tokens: Record<string, string>; lab: LabView; results: LabResults };
+    expect(made.title).toBe('Spill lab');
+    expect(made.lab.code).toBe('LAB·2.2');
+    expect(readLabView(t.deps.rooms.get(made.id).doc)?.id).toBe('lab-2.2');
+    expect(made.results.room['capture']?.done).toBe(false);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const unknown = await t.call('POST', '/api/rooms', { json: { title: 'x', lab: 'lab-0' } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: { code: 'not_found', message: 'no lab lab-0' } });
+    expect((await t.call('POST', '/api/rooms', { json: { title: 'x', lab: { id: 'lab-2.1' } } })).status).toBe(400);
+    expect((await t.call('POST', '/api/rooms', { body: '{"title": "x", "lab":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await t.call('POST', '/api/rooms', { json: { lab: 'lab-2.1' } })).status).toBe(400);
+    expect(t.deps.store.rooms.count()).toBe(before + 1);
+    // Without a lab, a room is created as before, with no lab in it.
+    const plain = await t.room('plain');
+    expect(readLabView(t.deps.rooms.get(plain.id).doc)).toBeNull();
+  });
+
   it('checks LAB·2.1 from a finished capture of the MLP once its layers are stored and analysed', async () => {
     expect((await open('lab-2.1')).status).toBe(201);
     await finishCapture('lab-2.1', 'mlp', ['jaxpr', 'stablehlo', 'hlo-opt']);
