@@ -1,5 +1,5 @@
 import type { LabResults, LabView } from '@seam/shared/teaching';
-import { failure } from '../../api';
+import { failure, type CreatedRoom } from '../../api';
 
 /** A lab as `GET /api/labs` lists it. */
 export type LabListing = Pick<LabView, 'id' | 'code' | 'title' | 'summary' | 'steps'>;
@@ -21,11 +21,11 @@ export class LabApi {
     return (await json<{ labs: LabListing[] }>(this.fetcher, '/api/labs')).labs;
   }
 
-  /** `POST /api/rooms/:id/lab` as the room's owner: opens the lab in the room. */
-  open(roomId: string, ownerToken: string, labId: string): Promise<{ lab: LabView; results: LabResults | null }> {
-    return json(this.fetcher, `/api/rooms/${encodeURIComponent(roomId)}/lab`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lab: labId }),
-    }, ownerToken);
+  /** `POST /api/rooms` with a lab: a new room opened from it; `invitation` when the server creates rooms by invitation. */
+  createRoom(title: string, labId: string, invitation?: string): Promise<CreatedRoom & { lab: LabView }> {
+    return json(this.fetcher, '/api/rooms', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title, lab: labId }),
+    }, invitation);
   }
 
   /** `POST /api/rooms/:id/lab/check`: evaluates the room's steps now. */
