@@ -108,6 +108,15 @@ describe('LAB·2.2 checks each member\'s own spill annotation', () => {
     expect(r.members['gus']?.steps['spill']?.done).toBe(false);
   });
 
+  it('evaluates a member whose id is __proto__ like any other', () => {
+    const annotations = [spillNote('__proto__', 'doc-hlo-opt', 'wrapped_convert.2', '128 MiB'), spillNote('ada', 'doc-hlo-opt', 'wrapped_convert.2', '1 GiB')];
+    const r = evaluateLab(l, roomWith(l, 'lab/attention', { annotations }).data, 0);
+    expect(Object.keys(r.members).sort()).toEqual(['__proto__', 'ada']);
+    expect(r.members['__proto__']?.steps['spill']?.done).toBe(true);
+    expect(r.members['ada']?.steps['spill']?.done).toBe(false);
+    expect(({} as Record<string, unknown>)['steps']).toBeUndefined();
+  });
+
   it('reads the first size a body states', () => {
     expect(statedBytes({ body: 'about 134 MB, so 268 MB of traffic' })).toBe(134e6);
     expect(statedBytes({ body: '= 2**27 bytes' })).toBe(2 ** 27);

@@ -25,7 +25,8 @@ export interface LabResults {
 /** Evaluates every step of `lab` on the room's data; pure but for `now`. */
 export function evaluateLab(lab: Lab, data: LabRoomData, now: number): LabResults {
   const room: Record<string, StepResult> = {};
-  const members: Record<string, { name: string; steps: Record<string, StepResult> }> = {};
+  // A Map, turned into an object at the end: a member id is user text (`__proto__` included).
+  const members = new Map<string, { name: string; steps: Record<string, StepResult> }>();
   const people = new Map<string, string>();
   for (const a of data.annotations) {
     if (people.size >= MAX_LAB_MEMBERS) break;
@@ -37,14 +38,15 @@ export function evaluateLab(lab: Lab, data: LabRoomData, now: number): LabResult
     if (!capture) continue;
     if (step.check.kind === 'spill-annotated') {
       for (const [id, name] of people) {
-        const m = (members[id] ??= { name, steps: {} });
+        let m = members.get(id);
+        if (!m) members.set(id, (m = { name, steps: {} }));
         m.steps[step.id] = checkSpill(step.check, capture, data, id);
       }
     } else {
       room[step.id] = checkRoom(step.check, capture, data);
     }
   }
-  return { labId: lab.id, evaluatedAt: now, room, members };
+  return { labId: lab.id, evaluatedAt: now, room, members: Object.fromEntries(members) };
 }
 
 /** Whether a step is evaluated per member rather than for the room. */
