@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
@@ -13,6 +15,12 @@ const REMAT = read('diff/mlp_remat/hlo-opt.txt');
 const PLAIN = read('diff/mlp/hlo-opt.txt');
 /** The bf16 MLP's HLO before and after optimization, as XLA dumps them into one module group. */
 const DUMP = ['before_optimizations.txt', 'cpu_after_optimizations.txt'].map((f) => `module_0000.jit_mlp.${f}`);
+/** A sharded MLP with and without with_sharding_constraint, each in jaxpr, StableHLO and optimized HLO, as JAX and XLA name their dumps. */
+const shardedDump = (folder: string, name: string) => [
+  { name: `${folder}/jax_000001_sharded_mlp.jaxpr.txt`, data: read(`diff/${name}/jaxpr.txt`) },
+  { name: `${folder}/jax_ir0001_jit_sharded_mlp_compile.mlir`, data: read(`diff/${name}/stablehlo-debug.mlir`) },
+  { name: `${folder}/module_0000.jit_sharded_mlp.cpu_after_optimizations.txt`, data: read(`diff/${name}/hlo-opt.txt`) },
+];
 /** A custom call whose target is markup: the catalogue shows it as text. */
 const HOSTILE = 'HloModule hostile\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] custom-call(p), custom_call_target="<b>bold</b>|x"\n}\n';
 
@@ -32,6 +40,11 @@ beforeAll(async () => {
   const tar = archive('tar', DUMP.map((name) => ({ name, data: read(`xla-dump/mlp/${name}`) })));
   const imported = await postImport(server, room, tar, TYPES.tar, room.tokens.owner);
   if (imported.status !== 201 && imported.status !== 200) throw new Error(`import answered ${imported.status}`);
+  // One import per dump folder, as each run of the program writes its own.
+  for (const [folder, name] of [['plain', 'sharded'], ['constrained', 'sharded_constraint']] as const) {
+    const sharded = await postImport(server, room, archive('tar', shardedDump(folder, name)), TYPES.tar, room.tokens.owner);
+    if (sharded.status !== 201 && sharded.status !== 200) throw new Error(`import answered ${sharded.status}`);
+  }
   ada = await openAs(browser, room.links.owner, 'Ada', errors);
 });
 
@@ -81,7 +94,7 @@ describe('the operator catalogue', () => {
   it('cards a module group’s HLO before and after optimization, and opens a cast in the layer it is in', async () => {
     const group = ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: 'module 0000 jit_mlp', exact: true });
     if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
-    await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /after optimizations \(cpu\)/ }).click();
+    await ada.page.getByRole('list', { name: 'module 0000 jit_mlp', exact: true }).getByRole('button', { name: /after optimizations \(cpu\)/ }).click();
     await ada.page.locator('.cm-line', { hasText: 'HloModule jit_mlp' }).first().waitFor();
     const cat = ada.page.getByRole('region', { name: 'Catalogue' });
     const card = cat.getByRole('table', { name: 'lower() vs compile()' });
@@ -99,6 +112,52 @@ describe('the operator catalogue', () => {
     expect(line).toMatch(/ convert\(/);
     await row.locator('td').nth(2).getByRole('button', { name: '52', exact: true }).click();
     await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toBe(line);
+  });
+
+  it('lists the shardings a sharded module carries, the constraint only where it is, and opens a sharding on its line', async () => {
+    await ada.page.setViewportSize({ width: 1440, height: 900 });
+    const docs = ada.page.getByRole('list', { name: 'Documents' });
+    const group = docs.getByRole('button', { name: 'module 0000 jit_sharded_mlp · constrained', exact: true });
+    if ((await group.getAttribute('aria-expanded')) === 'false') await group.click();
+    await docs.getByRole('list', { name: 'module 0000 jit_sharded_mlp · constrained', exact: true }).getByRole('button', { name: /after optimizations \(cpu\)/ }).click();
+    await ada.page.locator('.cm-line', { hasText: 'HloModule jit_sharded_mlp' }).first().waitFor();
+    const cat = ada.page.getByRole('region', { name: 'Catalogue' });
+    const row = (entry: string) => cat.locator(`tr[data-entry="${entry.replace(/"/g, '\\"')}"]`);
+    await row('sharding: sharding-constraint').waitFor({ timeout: 20_000 });
+    // jaxpr line 23 and StableHLO line 24 hold the constraint; line 88 of the optimized HLO the all-gather XLA added for it.
+    expect((await row('sharding: sharding-constraint').locator('td').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
+      'sharding', 'sharding-constraint', '1×, 16,384 B 23', '1×, 16,384 B 24', '',
+    ]);
+    expect((await row('collective: all-gather').textContent())?.replace(/\s+/g, ' ')).toContain('1×, 4,096 B 88');
+    // The shardings carried as attributes: the Shardy mesh and argument shardings, the optimized module's parameter shardings.
+    const shardings = await cat.locator('tr[data-entry^="sharding: "]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-entry')));
+    expect(shardings).toEqual([
+      'sharding: #sdy.sharding<@mesh, [{"data"}, {}]>',
+      'sharding: #sdy.sharding<@mesh, [{}, {"model"}]>',
+      'sharding: sdy.mesh @mesh = <["data"=4, "model"=2]>',
+      'sharding: sharding-constraint',
+      'sharding: {devices=[1,2,4]<=[4,2]T(1,0) last_tile_dim_replicate}',
+      'sharding: {devices=[4,1,2]<=[8] last_tile_dim_replicate}',
+    ]);
+    // A long sharding wraps in its cell rather than widening the table past the panel.
+    const box = await cat.boundingBox();
+    const table = await cat.getByRole('table', { name: 'Operators' }).boundingBox();
+    expect(table && box && table.width <= box.width).toBe(true);
+
+    await cat.getByRole('combobox', { name: 'Catalogue against' }).selectOption({ label: 'module 0000 jit_sharded_mlp · plain' });
+    const onlyHere = cat.getByRole('list', { name: 'Only here' });
+    await expect.poll(async () => (await onlyHere.count()) > 0 ? await onlyHere.textContent() : '', { timeout: 20_000 }).toContain('sharding: sharding-constraint (1)');
+    expect(await onlyHere.locator('li').allTextContents()).toEqual(['sharding: sharding-constraint (1)', 'collective: all-gather (1)', 'cast: u32 → s32 (1)']);
+    expect(await cat.getByRole('list', { name: 'Only there' }).textContent()).toBe('nothing');
+    await ada.page.screenshot({ path: join(tmpdir(), 'seam-catalogue-sharded-1440.png') });
+
+    // The first argument's sharding opens the StableHLO on line 5, the function's signature.
+    const signature = row('sharding: #sdy.sharding<@mesh, [{"data"}, {}]>').getByRole('button', { name: '5', exact: true });
+    // The argument and the result on that one line: one button, both named in its title.
+    expect(await signature.getAttribute('title')).toBe('%arg0: argument, result: result');
+    await signature.click();
+    await expect.poll(async () => (await ada.page.locator('.cm-activeLine').textContent()) ?? '').toContain('%arg0: tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}');
+    expect(errors).toEqual([]);
   });
 
   it('shows a custom call target written as markup as text, and says when a group holds no program', async () => {
