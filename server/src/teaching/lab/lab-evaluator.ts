@@ -131,7 +131,8 @@ export class LabEvaluator {
     const jobs = this.deps.jobs;
     if (jobs) {
       for (const c of relevant) {
-        if (!c.capture.includes('trace')) continue;
+        // A capture the queue no longer holds (a room imported from elsewhere) has no gate to give.
+        if (!c.capture.includes('trace') || jobs.queue.get(c.id)?.roomId !== roomId) continue;
         try {
           gates.set(c.id, await captureGate({ ...this.deps, jobs }, roomId, c.id));
         } catch (e) {
