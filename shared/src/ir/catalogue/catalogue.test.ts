@@ -6,6 +6,7 @@ import { catalogueAgainst } from './against';
 import { layerCard } from './card';
 import { catalogue, REMAT_LABELS } from './catalogue';
 import { catalogueMarkdown } from './markdown';
+import { readShardings } from './shardings';
 import { CatalogueCategory, type CatalogueEntry, type LayerIndex } from './types';
 
 const read = (path: string): string => readFileSync(new URL(`../../../../test/fixtures/${path}`, import.meta.url), 'utf8');
@@ -204,6 +205,18 @@ describe('shardings carried as attributes', () => {
     expect(labels).toContain('{devices=[2]<=[2]}');
     expect(labels.some((l) => l.startsWith('{{replicated}, ') && l.endsWith('…') && l.length <= 513)).toBe(true);
     expect(labels.some((l) => l.includes('false') || l === '{x}')).toBe(false);
+  });
+
+  it('never throws on a dump cut anywhere inside a sharding, and reads no sharding past the cut', () => {
+    for (const [path, l] of [['diff/sharded/stablehlo-debug.mlir', 'stablehlo'], ['diff/sharded/hlo-opt.txt', 'hlo-opt'], ['catalogue/placement-gspmd.mlir', 'stablehlo']] as const) {
+      const text = read(path);
+      for (let at = text.indexOf('sharding'); at >= 0; at = text.indexOf('sharding', at + 1)) {
+        for (const cut of [at + 3, at + 9, at + 12, at + 20, at + 40]) {
+          const head = text.slice(0, cut);
+          for (const s of readShardings(l, head)) expect(s.to).toBeLessThanOrEqual(head.length);
+        }
+      }
+    }
   });
 });
 
