@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { annotationsMap, readAnnotations, setResolved, type Annotation } from '@seam/shared/model';
-import { addAnnotation, addReply, remove } from './annotation-store';
+import { annotationsMap, annotationToVersion1YMap, annotationToYMap, readAnnotation, readAnnotations, setResolved, type Annotation } from '@seam/shared/model';
+import { addAnnotation, addReply, editBody, remove } from './annotation-store';
 import { watchAnnotations } from './annotation-index';
 
 const author = { id: 'ada', name: 'Ada', color: '#112233' };
@@ -30,6 +30,28 @@ describe('watchAnnotations', () => {
     stop();
     mark(doc, 'unseen', 6);
     expect(seen).toHaveLength(2);
+  });
+
+  it('follows reply edits and deletions, and a version-1 annotation rewritten as version 2 as the server migrates it', () => {
+    const doc = new Y.Doc();
+    const a = mark(doc, 'first', 1);
+    addReply(doc, a, 'one', author, 2);
+    addReply(doc, a, 'two', author, 3);
+    const old = readAnnotation(annotationsMap(doc).get(a))!;
+    annotationsMap(doc).set('v1', annotationToVersion1YMap({ ...old, id: 'v1', createdAt: 4 }));
+    let seen: Annotation[] = [];
+    const stop = watchAnnotations(doc, (l) => (seen = l));
+    const [r1, r2] = old.replies;
+    editBody(doc, a, 'one, edited', r1!.id, 5);
+    remove(doc, a, r2!.id);
+    editBody(doc, 'v1', 'two, edited', r2!.id, 6);
+    expect(seen).toEqual(readAnnotations(doc));
+    expect(seen[0]?.replies.map((r) => r.body)).toEqual(['one, edited']);
+    const migrated = readAnnotation(annotationsMap(doc).get('v1'))!;
+    doc.transact(() => annotationsMap(doc).set('v1', annotationToYMap(migrated)));
+    expect(seen).toEqual(readAnnotations(doc));
+    expect(seen[1]?.replies.map((r) => r.body)).toEqual(['one', 'two, edited']);
+    stop();
   });
 
   it('drops a malformed entry instead of showing it', () => {
