@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addAnnotation, RoomKey, type CaptureEntry, type DocumentKind } from '@seam/shared/model';
 import { LabFormatError, parseLab, readLabResults, readLabView, type LabResults, type LabView } from '@seam/shared/teaching';
+import * as Y from 'yjs';
 import { ingestDocument } from '../../ingest';
+import { checkUpdate } from '../../sync/guard';
 import { testApp, type TestApp, type TestRoom } from '../../testing';
 import { loadLabs } from './lab-catalog';
 
@@ -148,6 +150,21 @@ describe('labs API', () => {
     const none = await t.call('POST', `/api/rooms/${room.id}/lab/check`, { token: room.tokens.viewer });
     expect(none.status).toBe(404);
     expect((await t.call('POST', `/api/rooms/${room.id}/lab/check`)).status).toBe(401);
+  });
+});
+
+describe('the room document\'s lab key', () => {
+  it('is written by the server only: an owner\'s or annotator\'s update that marks a step done is refused', async () => {
+    expect((await open('lab-2.1')).status).toBe(201);
+    const server = doc();
+    for (const role of ['owner', 'annotator'] as const) {
+      const client = new Y.Doc();
+      Y.applyUpdate(client, Y.encodeStateAsUpdate(server));
+      const before = Y.encodeStateVector(client);
+      client.getMap(RoomKey.lab).set('results', { labId: 'lab-2.1', evaluatedAt: 0, room: { capture: { done: true, detail: 'said so' } }, members: {} });
+      expect(checkUpdate(server, Y.encodeStateAsUpdate(client, before), role).ok).toBe(false);
+    }
+    expect(readLabResults(server)?.room['capture']?.done).toBe(false);
   });
 });
 
