@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
-import * as Y from 'yjs';
 import { z } from 'zod';
-import { ROLES, Role, RoomKey } from '@seam/shared/model';
+import { ROLES, Role } from '@seam/shared/model';
 import { labViewOf, writeLab, type Lab } from '@seam/shared/teaching';
 import type { AppDeps } from '../../app';
 import { requireRole } from '../../auth/require';
@@ -59,7 +58,7 @@ export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
   }));
 
   const openIn = async (roomId: string, lab: Lab) => {
-    rooms.get(roomId).transact((doc) => writeLab(doc, lab, doc.getMap<Y.Text>(RoomKey.programs), (s) => new Y.Text(s)));
+    rooms.get(roomId).transact((doc) => writeLab(doc, lab));
     evaluator.watch(roomId);
     return evaluator.schedule(roomId);
   };

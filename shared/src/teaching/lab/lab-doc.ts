@@ -1,4 +1,4 @@
-import type * as Y from 'yjs';
+import * as Y from 'yjs';
 import { formatArgSpec, type CaptureKind } from '../../model/jobs';
 import { RoomKey } from '../../model/room-schema';
 import { isPerMember, type LabResults } from './evaluate';
@@ -33,11 +33,12 @@ export function labViewOf(lab: Lab): LabView {
 const labMap = (doc: Y.Doc): Y.Map<unknown> => doc.getMap(RoomKey.lab);
 
 /** Puts a lab into a room: its view in `lab`, its programs into `programs` (a program of the same name is replaced), results cleared. */
-export function writeLab(doc: Y.Doc, lab: Lab, programs: Y.Map<Y.Text>, makeText: (s: string) => Y.Text): void {
+export function writeLab(doc: Y.Doc, lab: Lab): void {
   const m = labMap(doc);
   m.set(LabDocKey.lab, labViewOf(lab));
   m.delete(LabDocKey.results);
-  for (const [name, source] of Object.entries(lab.programs)) programs.set(name, makeText(source));
+  const programs = doc.getMap<Y.Text>(RoomKey.programs);
+  for (const [name, source] of Object.entries(lab.programs)) programs.set(name, new Y.Text(source));
 }
 
 /** Writes the latest results. */
