@@ -120,6 +120,83 @@ describe('planImport', () => {
   });
 });
 
+/**
+ * One archive of two dump folders of the same program (test/fixtures/diff/sharded and
+ * sharded_constraint), each file under the name JAX 0.10.2 and XLA:CPU gave it
+ * (`--xla_dump_to=xla`, `JAX_DUMP_IR_TO=jax`): the same names, numbers and counters in both.
+ */
+const TWO_FOLDERS = [
+  'sharded/jax/jax_000003_sharded_mlp.jaxpr.txt',
+  'sharded/jax/jax_ir0003_jit_sharded_mlp_compile.mlir',
+  'sharded/meta.json',
+  'sharded/program.py',
+  'sharded/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt',
+  'sharded_constraint/jax/jax_000003_sharded_mlp.jaxpr.txt',
+  'sharded_constraint/jax/jax_ir0003_jit_sharded_mlp_compile.mlir',
+  'sharded_constraint/meta.json',
+  'sharded_constraint/program.py',
+  'sharded_constraint/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt',
+];
+
+/** What JAX 0.10.2 on CPU wrote for the sharded program run once (the helpers jnp.ones and the output's slicing compile too), text layers only. */
+const ONE_RUN = [
+  ...['000000_convert_element_type', '000001_broadcast_in_dim', '000002_broadcast_in_dim', '000003_sharded_mlp', '000004__multi_slice', '000005__multi_slice'].map((n) => `jax/jax_${n}.jaxpr.txt`),
+  ...['0000_jit_convert_element_type', '0001_jit_broadcast_in_dim', '0002_jit_broadcast_in_dim', '0003_jit_sharded_mlp', '0004_jit__multi_slice', '0005_jit__multi_slice'].map((n) => `jax/jax_ir${n}_compile.mlir`),
+  ...['0000.jit_convert_element_type', '0002.jit_broadcast_in_dim', '0004.jit_broadcast_in_dim', '0006.jit_sharded_mlp', '0008.jit__multi_slice', '0010.jit__multi_slice'].flatMap((m) => [`xla/module_${m}.before_optimizations.txt`, `xla/module_${m}.cpu_after_optimizations.txt`]),
+];
+
+/** A plan's documents as the room lists them, for `layerGroups`. */
+const metas = (plans: readonly FilePlan[]): DocumentMeta[] => plans.map((p, i) => ({ id: String(i), title: p.path, kind: p.what === 'document' ? (p.kind ?? 'text') : 'text', bytes: 0, sha256: '', createdAt: 0, ...(p.what === 'document' && p.module ? { module: p.module } : {}) }));
+
+describe('planImport of two dump folders of one program', () => {
+  it('gives each folder its own module group holding its own jaxpr, StableHLO and optimized HLO', () => {
+    const plans = plan(TWO_FOLDERS);
+    const group = (path: string) => doc(plans.get(path))?.module?.groupId;
+    for (const v of ['sharded', 'sharded_constraint']) {
+      const id = group(`${v}/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt`);
+      expect(id, v).toBeDefined();
+      expect(group(`${v}/jax/jax_000003_sharded_mlp.jaxpr.txt`), v).toBe(id);
+      expect(group(`${v}/jax/jax_ir0003_jit_sharded_mlp_compile.mlir`), v).toBe(id);
+    }
+    expect(group('sharded/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt')).not.toBe(group('sharded_constraint/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt'));
+    const groups = layerGroups(metas(planImport(TWO_FOLDERS))).filter((g) => g.kind === 'module');
+    expect(groups.map((g) => [g.label, g.docs.map((d) => d.title)])).toEqual([
+      ['module 0006 jit_sharded_mlp · sharded/jax', ['sharded/jax/jax_000003_sharded_mlp.jaxpr.txt', 'sharded/jax/jax_ir0003_jit_sharded_mlp_compile.mlir', 'sharded/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt']],
+      ['module 0006 jit_sharded_mlp · sharded_constraint/jax', ['sharded_constraint/jax/jax_000003_sharded_mlp.jaxpr.txt', 'sharded_constraint/jax/jax_ir0003_jit_sharded_mlp_compile.mlir', 'sharded_constraint/xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt']],
+    ]);
+  });
+
+  it('pairs JAX files with modules in order within each folder, whether JAX and XLA wrote into sub-folders or into one', () => {
+    for (const layout of ['nested', 'flat'] as const) {
+      const at = (v: string, name: string) => (layout === 'nested' ? `${v}/${name}` : `${v}/${name.slice(name.indexOf('/') + 1)}`);
+      const paths = ['sharded', 'sharded_constraint'].flatMap((v) => ONE_RUN.map((n) => at(v, n)));
+      const plans = plan(paths);
+      const group = (path: string) => doc(plans.get(path))?.module?.groupId;
+      const ids = new Set<string | undefined>();
+      for (const v of ['sharded', 'sharded_constraint']) {
+        for (const [jax, module] of [['0000_jit_convert_element_type', '0000.jit_convert_element_type'], ['0001_jit_broadcast_in_dim', '0002.jit_broadcast_in_dim'], ['0002_jit_broadcast_in_dim', '0004.jit_broadcast_in_dim'], ['0003_jit_sharded_mlp', '0006.jit_sharded_mlp'], ['0004_jit__multi_slice', '0008.jit__multi_slice'], ['0005_jit__multi_slice', '0010.jit__multi_slice']] as const) {
+          const id = group(at(v, `xla/module_${module}.cpu_after_optimizations.txt`));
+          expect(group(at(v, `jax/jax_ir${jax}_compile.mlir`)), `${layout} ${v} ${jax}`).toBe(id);
+          expect(group(at(v, `xla/module_${module}.before_optimizations.txt`)), `${layout} ${v} ${module}`).toBe(id);
+          ids.add(id);
+        }
+        expect(group(at(v, 'jax/jax_000003_sharded_mlp.jaxpr.txt'))).toBe(group(at(v, 'xla/module_0006.jit_sharded_mlp.cpu_after_optimizations.txt')));
+      }
+      expect(ids.size, layout).toBe(12);
+    }
+  });
+
+  it("joins JAX files pushed later to the module of their own folder among the room's groups of that name", () => {
+    const known = planImport(TWO_FOLDERS.filter((p) => p.includes('/xla/'))).map((p) => doc(p)!.module!);
+    const later = planImport(TWO_FOLDERS.filter((p) => p.includes('/jax/')), known);
+    expect(later).toHaveLength(4);
+    for (const p of later) {
+      const folder = p.path.slice(0, p.path.indexOf('/'));
+      expect(doc(p)!.module!.groupId, p.path).toBe(known.find((m) => m.path.startsWith(`${folder}/`))!.groupId);
+    }
+  });
+});
+
 describe('importPathProblem', () => {
   it('refuses paths that leave the folder or are not plain relative names', () => {
     for (const bad of ['', '/etc/passwd', '../x.txt', 'a/../../x.txt', 'a\\..\\x.txt', 'C:/x.txt', 'c:x.txt', 'a\u0000b.txt', 'a\nb.txt', '.', './', 'x'.repeat(1025)]) {

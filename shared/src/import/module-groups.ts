@@ -38,9 +38,11 @@ export const moduleGroupId = (folder: string, number: number, name: string): str
  * a trace, or a document in a module group. XLA's files (`module_0042.jit_f.*`, and the
  * `module_0042.jit_f/` folder beside them) group by folder, number and name; a file JAX wrote
  * (`jax_ir0003_jit_f_compile.mlir`, `jax_000003_f.jaxpr.txt`) joins the XLA module of its name in
- * order: the k-th JAX file of a name goes with the k-th module of that name by number, in this
- * import or among `known` (module groups the room already holds, so that files pushed later join
- * them); without one, the JAX files of a name and ordinal form a group of their own. Pure.
+ * order, folder first: among the modules of its name, in this import or among `known` (module
+ * groups the room already holds, so that files pushed later join them), only those nearest its
+ * folder count (`run_a/jax/` goes with `run_a/xla/`, not `run_b/xla/`), and the k-th JAX file of
+ * a name in a folder goes with the k-th of those by number; without one, the JAX files of a name
+ * and ordinal form a group of their own. Pure.
  */
 export function planImport(paths: readonly string[], known: readonly ModuleRef[] = []): FilePlan[] {
   const infos = paths.map((path) => ({ path, info: recognizeName(path) }));
@@ -73,7 +75,30 @@ export function planImport(paths: readonly string[], known: readonly ModuleRef[]
   });
 }
 
-/** The module of each JAX file (by path): the k-th file of a kind and name goes with the k-th module of that name. */
+/** How many leading segments folders `a` and `b` share: `run_a/jax` and `run_a/xla` → 1, `run_a/jax` and `run_b/xla` → 0. */
+function sharedSegments(a: string, b: string): number {
+  const sa = a === '' ? [] : a.split('/');
+  const sb = b === '' ? [] : b.split('/');
+  let n = 0;
+  while (n < sa.length && n < sb.length && sa[n] === sb[n]) n++;
+  return n;
+}
+
+/**
+ * The modules of `list` nearest `folder`: those sharing the most leading folder segments with it
+ * (all of them when none shares any, as for `jax/` beside `xla/`), in `list`'s order.
+ */
+function nearest(list: readonly Module[], folder: string): Module[] {
+  const depth = list.map((m) => sharedSegments(m.folder, folder));
+  const best = Math.max(0, ...depth);
+  return list.filter((_, i) => depth[i] === best);
+}
+
+/**
+ * The module of each JAX file (by path): the k-th file of a kind and name in a folder goes with
+ * the k-th module of that name among those nearest the folder (so two dump folders of one program
+ * in one import keep their own layers).
+ */
 function jaxModules(infos: readonly { path: string; info: NameInfo }[], modules: readonly Module[]): Map<string, Module> {
   const byName = new Map<string, Module[]>();
   for (const m of [...modules].sort((a, b) => (a.number ?? 0) - (b.number ?? 0) || a.folder.localeCompare(b.folder))) {
@@ -93,9 +118,10 @@ function jaxModules(infos: readonly { path: string; info: NameInfo }[], modules:
   const out = new Map<string, Module>();
   for (const list of series.values()) {
     list.sort((a, b) => a.counter - b.counter);
+    const first = list[0]!;
+    const candidates = nearest(byName.get(first.module) ?? [], first.folder);
     list.forEach((f, k) => {
-      const xla = byName.get(f.module)?.[k];
-      out.set(f.path, xla ?? { groupId: `j${hashId(`${f.folder}\u0000${f.module}\u0000${k}`)}`, name: f.module, folder: f.folder });
+      out.set(f.path, candidates[k] ?? { groupId: `j${hashId(`${f.folder}\u0000${f.module}\u0000${k}`)}`, name: f.module, folder: f.folder });
     });
   }
   return out;
