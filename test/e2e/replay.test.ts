@@ -98,7 +98,7 @@ describe('replay', () => {
     await expect.poll(() => dialog.getByTestId('replay-starts').textContent()).toMatch(/^History starts at/);
     expect(await shown(dee.page)).toEqual([]);
     // Ticks mark where the two questions appear.
-    expect(await dialog.locator('.tick-question').count()).toBe(2);
+    await expect.poll(() => dialog.locator('.tick-question').count()).toBe(2);
 
     // Just after the first question: only it, on first.hlo, the presenter there from line 120.
     await scrub(dee.page, q1.createdAt + 100);

@@ -46,6 +46,17 @@ describe('ReplayEngine', () => {
     e.destroy();
   });
 
+  it('takes its snapshots in slices, and a seek past them takes what it needs first', () => {
+    const n = CHECKPOINT_EVERY * 2 + 3;
+    const { history, docs } = session(n);
+    const e = new ReplayEngine(history);
+    expect(e.complete).toBe(false);
+    expect(e.advance(10)).toBe(false);
+    expect(ids(e.docAt(1_000_000 + (n - 1) * 1000))).toEqual(ids(docs[n - 1] as Y.Doc));
+    expect(e.complete).toBe(true);
+    expect(ids(e.finalDoc())).toEqual(ids(docs[n - 1] as Y.Doc));
+  });
+
   it('says where the presenter was: the last sample at or before the moment, none before the first', () => {
     const { history } = session(25);
     const e = new ReplayEngine(history);

@@ -21,7 +21,7 @@ function countUpTo(times: ArrayLike<number>, t: number): number {
 /**
  * Rebuilds a room document at any time of its history, in a Y.Doc of its own (never the live
  * room's). Updates are decoded once; every `CHECKPOINT_EVERY` updates a snapshot of the document is
- * kept in memory, so seeking to any time loads the nearest snapshot before it and applies at most
+ * kept in memory (taken by `advance`, or when a seek first needs it), so seeking to any time loads the nearest snapshot before it and applies at most
  * `CHECKPOINT_EVERY` updates, and moving forward a little (playing) applies only the new ones.
  */
 export class ReplayEngine {
@@ -36,6 +36,9 @@ export class ReplayEngine {
   /** `checkpoints[k]`: the document after the first `k × CHECKPOINT_EVERY` updates. */
   private readonly checkpoints: Uint8Array[] = [];
   private doc = new Y.Doc();
+  /** The document snapshots are taken from, and how many updates it holds. */
+  private readonly walk = new Y.Doc();
+  private walked = 0;
   /** How many updates `doc` holds. */
   private applied = 0;
 
@@ -52,14 +55,35 @@ export class ReplayEngine {
     const base = fromBase64(h.start.base);
     Y.applyUpdate(this.doc, base);
     this.checkpoints.push(base);
-    // Snapshots are taken once, ahead: applying everything once costs what one full replay costs.
-    const walk = new Y.Doc();
-    Y.applyUpdate(walk, base);
-    for (let i = 0; i < this.updates.length; i++) {
-      Y.applyUpdate(walk, this.updates[i] as Uint8Array);
-      if ((i + 1) % CHECKPOINT_EVERY === 0) this.checkpoints.push(Y.encodeStateAsUpdate(walk));
+    Y.applyUpdate(this.walk, base);
+  }
+
+  /** Whether every snapshot has been taken. */
+  get complete(): boolean {
+    return this.walked === this.updates.length;
+  }
+
+  /**
+   * Takes snapshots further along, applying updates to the walking document until `upTo` updates
+   * are in it or `budgetMs` has passed (whichever comes first); returns whether all are taken.
+   * The first moment needs none, so a replay shows it first and takes them in slices after.
+   */
+  advance(upTo = this.updates.length, budgetMs = Number.POSITIVE_INFINITY): boolean {
+    const until = performance.now() + budgetMs;
+    const end = Math.min(upTo, this.updates.length);
+    while (this.walked < end) {
+      Y.applyUpdate(this.walk, this.updates[this.walked] as Uint8Array);
+      this.walked += 1;
+      if (this.walked % CHECKPOINT_EVERY === 0) this.checkpoints.push(Y.encodeStateAsUpdate(this.walk));
+      if ((this.walked & 15) === 0 && performance.now() >= until) break;
     }
-    walk.destroy();
+    return this.complete;
+  }
+
+  /** The document at the end of the history (taking every snapshot first if need be); read it, never write it. */
+  finalDoc(): Y.Doc {
+    this.advance();
+    return this.walk;
   }
 
   /** How many updates were committed at or before `t`. */
@@ -73,7 +97,8 @@ export class ReplayEngine {
     if (n >= this.applied && n - this.applied <= CHECKPOINT_EVERY) {
       for (let i = this.applied; i < n; i++) Y.applyUpdate(this.doc, this.updates[i] as Uint8Array);
     } else {
-      const k = Math.floor(n / CHECKPOINT_EVERY);
+      if (this.walked < n) this.advance(n);
+      const k = Math.min(Math.floor(n / CHECKPOINT_EVERY), this.checkpoints.length - 1);
       this.doc.destroy();
       this.doc = new Y.Doc();
       Y.applyUpdate(this.doc, this.checkpoints[k] as Uint8Array);
@@ -90,6 +115,7 @@ export class ReplayEngine {
   }
 
   destroy(): void {
+    this.walk.destroy();
     this.doc.destroy();
   }
 }

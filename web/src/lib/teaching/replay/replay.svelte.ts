@@ -38,6 +38,9 @@ export class ReplayState {
   private engine: ReplayEngine | null = null;
   private frame = 0;
   private last = 0;
+  private building: ReturnType<typeof setTimeout> | undefined;
+  /** How many updates the annotations shown hold. */
+  private shownCount = -1;
 
   constructor(
     private readonly roomId: string,
@@ -55,24 +58,42 @@ export class ReplayState {
       this.endsAt = engine.endsAt;
       this.dropped = engine.dropped;
       this.cut = h.cut;
-      this.ticks = readAnnotations(engine.docAt(engine.endsAt))
-        .filter((a) => a.createdAt >= engine.startsAt && a.createdAt <= engine.endsAt)
-        .map((a) => ({ at: a.createdAt, kind: a.kind, id: a.id }))
-        .sort((a, b) => a.at - b.at);
       this.status = 'ready';
       this.seek(engine.startsAt);
+      // The first moment is shown; the snapshots and the timeline's ticks follow in slices.
+      this.building = setTimeout(this.build, 0);
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
       this.status = 'failed';
     }
   }
 
+  /** Takes the next slice of snapshots (8 ms), then once all are taken marks where annotations appear. */
+  private readonly build = (): void => {
+    const e = this.engine;
+    if (!e) return;
+    if (!e.advance(undefined, 8)) {
+      this.building = setTimeout(this.build, 0);
+      return;
+    }
+    this.building = undefined;
+    this.ticks = readAnnotations(e.finalDoc())
+      .filter((a) => a.createdAt >= e.startsAt && a.createdAt <= e.endsAt)
+      .map((a) => ({ at: a.createdAt, kind: a.kind, id: a.id }))
+      .sort((a, b) => a.at - b.at);
+  };
+
   /** Shows the session as it was at `t` (clamped to the history). */
   seek(t: number): void {
     const e = this.engine;
     if (!e) return;
     this.t = Math.min(Math.max(t, e.startsAt), e.endsAt);
-    this.annotations = readAnnotations(e.docAt(this.t)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    // Between two updates the document is the same: its annotations are not read again, nor redrawn.
+    const n = e.countAt(this.t);
+    if (n !== this.shownCount) {
+      this.annotations = readAnnotations(e.docAt(this.t)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+      this.shownCount = n;
+    }
     this.presenter = e.presenterAt(this.t);
   }
 
@@ -100,6 +121,7 @@ export class ReplayState {
 
   destroy(): void {
     this.pause();
+    clearTimeout(this.building);
     this.engine?.destroy();
     this.engine = null;
   }
