@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
  * whose name contains it.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const filters = process.argv.slice(2);
+/** Filters that also run other files: `class` is a class taking a drill, then replaying its session. */
+const ALSO: Record<string, readonly string[]> = { class: ['replay'] };
+const filters = process.argv.slice(2).flatMap((x) => [x, ...(ALSO[x] ?? [])]);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
