@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { toBase64 } from 'lib0/buffer';
 import { describe, expect, it } from 'vitest';
-import { addAnnotation, addReply, readAnnotations, type Annotation } from '@seam/shared/model';
+import { addAnnotation, addReply, deleteAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
 import type { HistoryLine } from '@seam/shared/teaching';
 import { CHECKPOINT_EVERY, ReplayEngine } from './replay-engine';
 import type { FetchedHistory } from './replay-api';
@@ -11,7 +11,7 @@ const note = (id: string, createdAt: number): Annotation => ({
   author: { id: 'u', name: 'U', color: '#000000' }, createdAt, resolved: false, replies: [],
 });
 
-/** A session: a room with one annotation made before its history, then `n` annotations a second apart (every third gets a reply), and the presenter moving. */
+/** A session: a room with one annotation made before its history, then `n` annotations a second apart (every third gets a reply, some are deleted), and the presenter moving. */
 function session(n: number): { history: FetchedHistory; docs: Y.Doc[] } {
   const live = new Y.Doc();
   addAnnotation(live, note('before', 0));
@@ -23,7 +23,8 @@ function session(n: number): { history: FetchedHistory; docs: Y.Doc[] } {
     entries.push({ type: 'update', id: id++, at: 1_000_000 + docs.length * 1000, data: toBase64(u) });
   });
   for (let i = 0; i < n; i++) {
-    if (i % 3 === 2) addReply(live, `a${i - 1}`, { id: `r${i}`, body: `answer ${i}`, author: { id: 'g', name: 'Grace', color: '#000000' }, createdAt: 1 });
+    if (i % 17 === 16) deleteAnnotation(live, `a${i - 15}`);
+    else if (i % 3 === 2) addReply(live, `a${i - 1}`, { id: `r${i}`, body: `answer ${i}`, author: { id: 'g', name: 'Grace', color: '#000000' }, createdAt: 1 });
     else addAnnotation(live, note(`a${i}`, 1_000_000 + i * 1000));
     if (i % 10 === 0) entries.push({ type: 'presenter', id: id++, at: 1_000_000 + i * 1000, view: { docId: `doc${i}`, topLine: i + 1, anchor: 0, head: 0, userId: 'g', name: 'Grace' } });
     const copy = new Y.Doc();
@@ -43,6 +44,11 @@ describe('ReplayEngine', () => {
     for (const i of [0, 5, n - 1, 3, CHECKPOINT_EVERY * 2 + 1, CHECKPOINT_EVERY * 2 + 2, 1, n - 2]) {
       expect(ids(e.docAt(1_000_000 + i * 1000 + 500)), `moment ${i}`).toEqual(ids(docs[i] as Y.Doc));
     }
+    // The annotations alone, read without rebuilding a document, are the same at every moment.
+    for (const i of [n - 1, 0, CHECKPOINT_EVERY - 1, CHECKPOINT_EVERY, 2, n - 5, CHECKPOINT_EVERY * 3]) {
+      expect(e.annotationsAt(1_000_000 + i * 1000 + 500), `moment ${i}`).toEqual(readAnnotations(docs[i] as Y.Doc));
+    }
+    expect(e.annotationsAt(999_500).map((a) => a.id)).toEqual(['before']);
     e.destroy();
   });
 

@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import { fromBase64 } from 'lib0/buffer';
+import { annotationsMap, readAnnotation, type Annotation } from '@seam/shared/model';
 import type { PresenterSample } from '@seam/shared/teaching';
 import type { FetchedHistory } from './replay-api';
 
@@ -39,6 +40,14 @@ export class ReplayEngine {
   /** The document snapshots are taken from, and how many updates it holds. */
   private readonly walk = new Y.Doc();
   private walked = 0;
+  /** The annotations of the walking document, by id, kept current as it walks. */
+  private readonly current = new Map<string, Annotation>();
+  /** Per update, the annotations it changed: the annotation as it became, `null` when gone (or no longer readable). */
+  private readonly changes: Map<string, Annotation | null>[] = [];
+  /** `annotationCheckpoints[k]`: the annotations after the first `k × CHECKPOINT_EVERY` updates. */
+  private readonly annotationCheckpoints: Map<string, Annotation>[] = [];
+  /** The annotation ids the update being walked touches. */
+  private touched = new Set<string>();
   /** How many updates `doc` holds. */
   private applied = 0;
 
@@ -56,6 +65,18 @@ export class ReplayEngine {
     Y.applyUpdate(this.doc, base);
     this.checkpoints.push(base);
     Y.applyUpdate(this.walk, base);
+    const annotations = annotationsMap(this.walk);
+    annotations.forEach((v, id) => {
+      const a = readAnnotation(v);
+      if (a && a.id === id) this.current.set(id, a);
+    });
+    this.annotationCheckpoints.push(new Map(this.current));
+    annotations.observeDeep((events) => {
+      for (const e of events) {
+        if (e.target === annotations) for (const k of e.keys.keys()) this.touched.add(k);
+        else if (typeof e.path[0] === 'string') this.touched.add(e.path[0]);
+      }
+    });
   }
 
   /** Whether every snapshot has been taken. */
@@ -72,9 +93,23 @@ export class ReplayEngine {
     const until = performance.now() + budgetMs;
     const end = Math.min(upTo, this.updates.length);
     while (this.walked < end) {
+      this.touched = new Set();
       Y.applyUpdate(this.walk, this.updates[this.walked] as Uint8Array);
+      const changed = new Map<string, Annotation | null>();
+      const annotations = annotationsMap(this.walk);
+      for (const id of this.touched) {
+        const a = readAnnotation(annotations.get(id));
+        const kept = a && a.id === id ? a : null;
+        changed.set(id, kept);
+        if (kept) this.current.set(id, kept);
+        else this.current.delete(id);
+      }
+      this.changes.push(changed);
       this.walked += 1;
-      if (this.walked % CHECKPOINT_EVERY === 0) this.checkpoints.push(Y.encodeStateAsUpdate(this.walk));
+      if (this.walked % CHECKPOINT_EVERY === 0) {
+        this.checkpoints.push(Y.encodeStateAsUpdate(this.walk));
+        this.annotationCheckpoints.push(new Map(this.current));
+      }
       if ((this.walked & 15) === 0 && performance.now() >= until) break;
     }
     return this.complete;
@@ -106,6 +141,25 @@ export class ReplayEngine {
     }
     this.applied = n;
     return this.doc;
+  }
+
+  /**
+   * The annotations at time `t`, oldest first (then by id), without rebuilding a document: those of
+   * the nearest checkpoint before it, changed by at most `CHECKPOINT_EVERY` updates' worth of
+   * annotations read once, as the walk met them. What a scrub draws.
+   */
+  annotationsAt(t: number): Annotation[] {
+    const n = this.countAt(t);
+    if (this.walked < n) this.advance(n);
+    const k = Math.min(Math.floor(n / CHECKPOINT_EVERY), this.annotationCheckpoints.length - 1);
+    const m = new Map(this.annotationCheckpoints[k]);
+    for (let i = k * CHECKPOINT_EVERY; i < n; i++) {
+      for (const [id, a] of this.changes[i] ?? []) {
+        if (a) m.set(id, a);
+        else m.delete(id);
+      }
+    }
+    return [...m.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Where the presenter was at `t`: the last sample at or before it; `null` when nobody presented then. */

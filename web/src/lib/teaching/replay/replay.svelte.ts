@@ -1,4 +1,4 @@
-import { readAnnotations, type Annotation } from '@seam/shared/model';
+import type { Annotation } from '@seam/shared/model';
 import type { PresenterSample } from '@seam/shared/teaching';
 import { fetchHistory } from './replay-api';
 import { ReplayEngine } from './replay-engine';
@@ -15,8 +15,8 @@ export interface ReplayTick {
 }
 
 /**
- * One replay of a room's session: the history, fetched once, rebuilt in a Y.Doc of its own at the
- * scrubbed time (`ReplayEngine`); the annotations and the presenter's place at that moment; play,
+ * One replay of a room's session: the history, fetched once, rebuilt apart from the live room at
+ * the scrubbed time (`ReplayEngine`: its own Y.Doc, and the annotations it read as it walked); the annotations and the presenter's place at that moment; play,
  * pause and speed. Nothing of the live room is read or written.
  */
 export class ReplayState {
@@ -77,7 +77,7 @@ export class ReplayState {
       return;
     }
     this.building = undefined;
-    this.ticks = readAnnotations(e.finalDoc())
+    this.ticks = e.annotationsAt(e.endsAt)
       .filter((a) => a.createdAt >= e.startsAt && a.createdAt <= e.endsAt)
       .map((a) => ({ at: a.createdAt, kind: a.kind, id: a.id }))
       .sort((a, b) => a.at - b.at);
@@ -91,7 +91,7 @@ export class ReplayState {
     // Between two updates the document is the same: its annotations are not read again, nor redrawn.
     const n = e.countAt(this.t);
     if (n !== this.shownCount) {
-      this.annotations = readAnnotations(e.docAt(this.t)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+      this.annotations = e.annotationsAt(this.t);
       this.shownCount = n;
     }
     this.presenter = e.presenterAt(this.t);
