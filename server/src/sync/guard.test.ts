@@ -226,8 +226,8 @@ describe('checkUpdate on version 2 of the annotation map', () => {
     const { server, client } = pair();
     const u = change(client, (d) => {
       const map = annotationsMap(d);
-      for (const [id, value] of [['text', 'not an object'], ['nested', [[['deep']]]], ['proto', JSON.parse('{"__proto__": {"id": "proto"}}') as unknown],
-        ['mistyped', { id: 'mistyped', docId: 'd', from: 'x', to: 1 }]] as const) {
+      for (const [id, value] of [['text', 'not JSON'], ['object', { id: 'object' }], ['nested', [[['deep']]]], ['proto', '{"__proto__": {"id": "proto"}}'],
+        ['mistyped', JSON.stringify({ id: 'mistyped', docId: 'd', from: 'x', to: 1 })]] as const) {
         const m = new Y.Map<unknown>();
         map.set(id, m);
         m.set('a', value);
@@ -238,7 +238,7 @@ describe('checkUpdate on version 2 of the annotation map', () => {
     const verdict = checkUpdate(server, u, 'annotator');
     expect(verdict).toMatchObject({ ok: true, noop: false });
     Y.applyUpdate(server, u);
-    expect(annotationsMap(server).size).toBe(5);
+    expect(annotationsMap(server).size).toBe(6);
     expect(readAnnotations(server)).toEqual([]);
   });
 });

@@ -127,6 +127,17 @@ describe('migrating a room document to version 2 on load', () => {
     room.destroy();
   });
 
+  it('writes nothing for a room whose only version-1 maps are malformed (readers skip them in either form)', () => {
+    const first = load();
+    first.transact((doc) => annotationsMap(doc).set('bad', new Y.Map<unknown>([['body', 'hi']])));
+    first.destroy();
+    const rows = store.updates.load('r').updates.length;
+    const room = load();
+    expect(store.updates.load('r').updates.length).toBe(rows);
+    expect(roomVersion(room.doc)).toBe(1);
+    room.destroy();
+  });
+
   it('fails the load and stores nothing when the migration cannot be committed, and migrates at the next load', () => {
     const before = writeVersion1Room();
     const rows = store.updates.load('r').updates.length;

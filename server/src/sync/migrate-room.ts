@@ -5,12 +5,13 @@ import {
 
 /**
  * Whether room document `doc` must be migrated to `ROOM_DOCUMENT_VERSION` when it loads: it records
- * an older version and holds at least one version-1 annotation map. A room that never held one
- * (created since, or only ever written by version-2 clients) needs nothing and records nothing.
+ * an older version and holds at least one well-formed version-1 annotation (one `migrateRoom` would
+ * rewrite). A room that never held one (created since, only ever written by version-2 clients, or
+ * holding only malformed maps, which readers skip in either form) needs nothing and records nothing.
  */
 export function needsMigration(doc: Y.Doc): boolean {
   if (roomVersion(doc) >= ROOM_DOCUMENT_VERSION) return false;
-  for (const m of annotationsMap(doc).values()) if (isVersion1Annotation(m)) return true;
+  for (const [key, m] of annotationsMap(doc).entries()) if (isVersion1Annotation(m) && readAnnotation(m)?.id === key) return true;
   return false;
 }
 

@@ -57,7 +57,7 @@ describe('annotation helpers on the room document', () => {
     expect(readAnnotations(doc).map((a) => a.carried)).toEqual([carried, { annotationId: 'old2', docId: 'd0', detached: true }]);
     for (const bad of [{ annotationId: '', docId: 'd0', detached: false }, { annotationId: 'a', docId: 'd0' }, { annotationId: 'a', docId: 'd0', detached: false, captureId: 7 }, 'x']) {
       const m = annotationsMap(doc).get('c')!;
-      m.set('a', { ...(m.get('a') as object), carried: bad });
+      m.set('a', JSON.stringify({ ...(JSON.parse(m.get('a') as string) as object), carried: bad }));
       expect(readAnnotation(m)).toBeUndefined();
     }
   });
@@ -130,12 +130,15 @@ describe('version 2 of the annotation map', () => {
   });
 
   it('distrusts a version-2 map whose value or changed fields are malformed, and skips a reply that is', () => {
+    const good = new Y.Doc();
+    addAnnotation(good, sample('x', 1));
+    const created = JSON.parse(annotationsMap(good).get('x')!.get('a') as string) as object;
     const hostile: unknown[] = [
-      'text', 7, null, [1, 2], { ...annotationToYMap(sample('x', 1)).get('a') as object, from: 'two' },
-      { ...annotationToYMap(sample('x', 1)).get('a') as object, kind: 'shout' },
-      { ...annotationToYMap(sample('x', 1)).get('a') as object, body: 5 },
-      { ...annotationToYMap(sample('x', 1)).get('a') as object, trace: { type: 'range', fromUs: 9, toUs: 1 } },
-      JSON.parse('{"__proto__": {"id": "x", "docId": "d1", "from": 0, "to": 0, "kind": "note", "body": "", "createdAt": 1}}') as unknown,
+      'text', '{"id": "x"', 7, null, [1, 2], { ...created }, JSON.stringify({ ...created, from: 'two' }),
+      JSON.stringify({ ...created, kind: 'shout' }),
+      JSON.stringify({ ...created, body: 5 }),
+      JSON.stringify({ ...created, trace: { type: 'range', fromUs: 9, toUs: 1 } }),
+      '{"__proto__": {"id": "x", "docId": "d1", "from": 0, "to": 0, "kind": "note", "body": "", "createdAt": 1}}',
     ];
     for (const value of hostile) {
       const doc = new Y.Doc();

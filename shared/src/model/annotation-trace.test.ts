@@ -65,8 +65,8 @@ describe('trace anchors in the room document', () => {
     addAnnotation(doc, withoutTrace);
     for (const [id, bad] of [['x', { type: 'range', fromUs: 9, toUs: 1 }], ['y', 'op fusion'], ['z', { type: 'op', op: 'f', module: ['m'] }]] as const) {
       const m = annotationToYMap(onTrace(id, undefined));
-      m.set('a', { ...(m.get('a') as object), trace: bad });
       doc.transact(() => annotationsMap(doc).set(id, m));
+      m.set('a', JSON.stringify({ ...(JSON.parse(m.get('a') as string) as object), trace: bad }));
       expect(readAnnotation(annotationsMap(doc).get(id))).toBeUndefined();
     }
     expect(readAnnotations(doc).map((a) => a.id)).toEqual(['p']);
