@@ -61,6 +61,8 @@ describe('light and dark themes', () => {
       const p = await openAs(browser, room.links.viewer, 'Vi', errors, { colorScheme });
       const line = p.page.locator('.cm-line', { hasText: '%multiply.1 = f32' });
       await line.waitFor();
+      // The spill ranks come with the dump's index and widen the gutter: hover once they are in.
+      await p.page.locator('.cm-spill-rank').first().waitFor({ state: 'attached' });
       await line.hover({ position: { x: 40, y: 5 } });
       await p.page.locator('.cm-ir-hover').waitFor();
       const measured = await contrasts(p.page);
@@ -80,6 +82,7 @@ describe('light and dark themes', () => {
       const p = await openAs(browser, room.links.viewer, 'Vi', errors, { colorScheme });
       const line = p.page.locator('.cm-line', { hasText: '%multiply.1 = f32' });
       await line.waitFor();
+      await p.page.locator('.cm-spill-rank').first().waitFor({ state: 'attached' });
       const system = await background(p.page);
       for (let i = 0; i < clicks; i++) await p.page.getByRole('button', { name: /^Theme: / }).click();
       expect(await background(p.page)).toBe(expected);
