@@ -71,19 +71,24 @@ export class UpdatesStore {
 
   /** Appends updates in one transaction and returns the id of the last one. Throws if the disk refuses. */
   append(roomId: string, updates: readonly Uint8Array[]): number {
-    return this.appendTx(roomId, updates);
+    return this.appendTx.immediate(roomId, updates);
   }
 
   /**
+   * Every write transaction here begins IMMEDIATE: the history's bookkeeping reads before it writes,
+   * and a deferred transaction that has read cannot take the write lock once the checkpointer's
+   * connection has restarted the WAL since (`SQLITE_BUSY` at once, no busy wait); BEGIN IMMEDIATE
+   * takes the lock first, waiting out the checkpoint under `busy_timeout`.
+   *
    * Appends the batches of several rooms in one transaction and returns, per batch, the id of its
    * last update. All or nothing: throws, and stores none of them, if any insert fails.
    */
   appendRooms(batches: readonly RoomBatch[]): number[] {
-    return this.appendRoomsTx(batches);
+    return this.appendRoomsTx.immediate(batches);
   }
 
   /** Replaces the log up to `throughId` with `snapshot`, atomically. */
   compact(roomId: string, snapshot: Uint8Array, throughId: number): void {
-    this.compactTx(roomId, snapshot, throughId);
+    this.compactTx.immediate(roomId, snapshot, throughId);
   }
 }

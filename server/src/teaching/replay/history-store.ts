@@ -131,7 +131,7 @@ export class HistoryStore {
 
   /** Records where the presenter is at `at` (`null`: nobody presents), in its own transaction. */
   recordPresenter(roomId: string, at: number, view: PresenterSample | null): void {
-    this.presenterTx(roomId, at, new TextEncoder().encode(JSON.stringify(view)));
+    this.presenterTx.immediate(roomId, at, new TextEncoder().encode(JSON.stringify(view)));
   }
 
   /**
@@ -146,7 +146,7 @@ export class HistoryStore {
     const oldest = this.selectOldest.get(roomId);
     if (base.bytes <= limits.historyBytes && (!oldest || oldest.at >= cutoff)) return 0;
     const target = base.bytes > limits.historyBytes ? Math.floor(limits.historyBytes * HISTORY_TRIM_TO) : base.bytes;
-    return this.trimTx(roomId, cutoff, target);
+    return this.trimTx.immediate(roomId, cutoff, target);
   }
 
   private trimNow(roomId: string, cutoff: number, targetBytes: number): number {
