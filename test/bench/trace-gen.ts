@@ -1,6 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { once } from 'node:events';
 import { createWriteStream, writeFileSync } from 'node:fs';
+import { seededRandom } from '@seam/shared/teaching';
 import {
   XEventMetadataSchema, XEventSchema, XLineSchema, XPlaneSchema, XSpaceSchema, XStatMetadataSchema, XStatSchema, type XEventMetadata, type XPlane, type XSpace, type XStat, type XStatMetadata,
 } from '../../shared/src/trace/gen/xplane_pb';
@@ -25,18 +26,6 @@ const OP_KINDS = ['fusion', 'convolution', 'dot', 'copy', 'all-reduce', 'reduce'
 const HOST_NAMES = ['$profiler.py:307 trace', 'PjitFunction(train_step)', 'ThreadpoolListener::StartRegion', 'TfrtCpuExecutable::ExecuteHelper', '$api.py:1290 device_put', 'BufferFromPyval'];
 const SRC = 'external/xla/xla/service/gpu/gpu_executable.cc';
 
-/** A small, fast, seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One event as both formats need it: µs on a track, its name, op and module, step. */
 interface Ev { track: number; ts: number; dur: number; name: string; op?: string; module?: string; step?: number }
 
@@ -56,7 +45,7 @@ function tracks(): Track[] {
 
 /** Yields the events in batches, per step: ops on every device (on its op line and as its stream's kernel), host events beside. */
 function* generate(total: number, ops: GeneratedTrace['ops']): Generator<Ev[]> {
-  const rnd = random(16);
+  const rnd = seededRandom(16);
   const opNames = Array.from({ length: 400 }, (_, i) => `${OP_KINDS[i % OP_KINDS.length]}.${i}`);
   const opUs = opNames.map(() => 1 + 200 * rnd() ** 3);
   const host = DEVICES * 3;

@@ -6,3 +6,4 @@ export { readDimPair } from './dims-answer';
 export { readBytes, BYTES_TOLERANCE } from './bytes-answer';
 export * from './api';
 export * from './room-drills';
+export { seededRandom } from './seeded';
