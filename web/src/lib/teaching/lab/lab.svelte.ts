@@ -1,7 +1,7 @@
 import * as Y from 'yjs';
 import { parseArgSpec, RoomKey, type ArgSpec } from '@seam/shared/model';
 import { readLabResults, readLabView, type LabResults, type LabView } from '@seam/shared/teaching';
-import { CaptureApi } from '../../capture-api';
+import { CaptureApi } from '../../capture/capture-api';
 import type { RoomState } from '../../state/room.svelte';
 import { LabApi } from './lab-api';
 import { stepRows, type StepRow } from './lab-progress';

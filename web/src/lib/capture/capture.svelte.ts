@@ -1,9 +1,9 @@
 import * as Y from 'yjs';
 import { isFinalStatus, readCaptures, RoomKey, SettingKey, type CaptureEntry, type CaptureRequestInput } from '@seam/shared/model';
 import { ApiError } from '../api';
-import type { CaptureApi, RunnerListing } from '../capture-api';
-import { buildRequest, EMPTY_FORM, MLP_EXAMPLE, parseSpecs, type CaptureForm, type ParsedSpecs } from '../capture-form';
-import { rerunRequest } from '../capture-rerun';
+import type { CaptureApi, RunnerListing } from './capture-api';
+import { buildRequest, EMPTY_FORM, MLP_EXAMPLE, parseSpecs, type CaptureForm, type ParsedSpecs } from './capture-form';
+import { rerunRequest } from './capture-rerun';
 
 /** The name of the program the panel edits in the room document's `programs` map. */
 export const PROGRAM_NAME = 'main';
