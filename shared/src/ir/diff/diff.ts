@@ -5,11 +5,9 @@ import { diffFusions } from './fusions';
 import { diffOpTimes } from './op-time';
 import { matchGraphs, type Matching } from './match';
 import { DiffGraph } from './side';
+import { readDiffGraph } from './side-build';
 import { diffSpills } from './spills';
 import { MatchTier, type ComputationPair, type DiffCustomCall, type DiffInstruction, type DiffPair, type DiffSide, type ModuleDiff, type SpillChange } from './types';
-
-/** Diagnostics kept per side: enough to say why a diff is thin, not a copy of a broken file's thousands. */
-const DIAGNOSTICS_KEPT = 20;
 
 /**
  * Which HLO each text is: before optimization (`hlo`, e.g. a pass dump) or after (`hlo-opt`, the
@@ -31,8 +29,13 @@ export interface DiffOptions {
  * linear in the two texts.
  */
 export function diffModules(textA: string, textB: string, options: DiffOptions = {}): ModuleDiff {
-  const a = new DiffGraph(textA, options.kindA ?? DocumentKind.hloOpt);
-  const b = new DiffGraph(textB, options.kindB ?? DocumentKind.hloOpt);
+  const a = new DiffGraph(readDiffGraph(textA, options.kindA ?? DocumentKind.hloOpt));
+  const b = new DiffGraph(readDiffGraph(textB, options.kindB ?? DocumentKind.hloOpt));
+  return diffGraphs(a, b, options);
+}
+
+/** `diffModules` of two modules already read (`readDiffGraph`), in this thread or others. */
+export function diffGraphs(a: DiffGraph, b: DiffGraph, options: Pick<DiffOptions, 'opTimes'> = {}): ModuleDiff {
   const m = matchGraphs(a, b);
   const pairs: DiffPair[] = [];
   let changed = 0;
@@ -81,7 +84,7 @@ function unmatched(g: DiffGraph, toOther: Int32Array): DiffInstruction[] {
   const out: DiffInstruction[] = [];
   for (let i = 0; i < g.count; i++) {
     if (!g.matchable[i] || (toOther[i] as number) >= 0) continue;
-    const opName = g.keys[i]?.source.opName;
+    const opName = g.source(i)?.opName;
     out.push({ ...place(g, i), opcode: g.opcode[i] as string, type: g.type[i] as string, ...(opName !== undefined ? { opName } : {}) });
   }
   return out;
@@ -90,7 +93,7 @@ function unmatched(g: DiffGraph, toOther: Int32Array): DiffInstruction[] {
 /** Custom-call kernels of `g` with no counterpart, with the index's target, name and bytes. */
 function lonelyCalls(g: DiffGraph, toOther: Int32Array): DiffCustomCall[] {
   const out: DiffCustomCall[] = [];
-  for (const k of g.analysis.index.kernels ?? []) {
+  for (const k of g.module.kernels) {
     const i = g.find(k.scope, k.name);
     if (i >= 0 && (toOther[i] as number) >= 0) continue;
     out.push({
@@ -140,15 +143,15 @@ function pairComputations(a: DiffGraph, b: DiffGraph, m: Matching, keptFusions: 
 }
 
 function side(g: DiffGraph): DiffSide {
-  const ix = g.analysis.index;
+  const ix = g.module;
   return {
-    bytes: ix.bytes, lines: ix.lines, instructions: g.matchable.filter(Boolean).length, fusions: ix.fusions.length,
-    customCalls: ix.kernels?.length ?? 0, spills: ix.spills.length, traffic: ix.spills.reduce((n, s) => n + s.traffic, 0),
+    bytes: ix.bytes, lines: ix.lines, instructions: g.matchable.filter(Boolean).length, fusions: ix.fusions,
+    customCalls: ix.kernels.length, spills: ix.spills.length, traffic: ix.spills.reduce((n, s) => n + s.traffic, 0),
   };
 }
 
 function diagnosticsOf(g: DiffGraph): Diagnostic[] {
-  const kept = g.analysis.diagnostics.filter((d) => d.severity !== 'info').slice(0, DIAGNOSTICS_KEPT);
+  const kept = [...g.module.diagnostics];
   if (g.misaligned) kept.push({ severity: 'warning', message: 'the index and the parse disagree on the instructions; op_names and source positions were not used to match', from: 0, to: 0 });
   return kept;
 }

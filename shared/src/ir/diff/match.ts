@@ -41,7 +41,7 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
   // Signature levels per own-part variant, shared by the tiers that differ only in depth.
   const levels = new Map<string, Levels>();
   const order = operandsFirst(b);
-  const scale = Math.max(1, a.analysis.index.lines) / Math.max(1, b.analysis.index.lines);
+  const scale = Math.max(1, a.module.lines) / Math.max(1, b.module.lines);
   const users = new Users(a);
   let leftA = a.matchable.filter(Boolean).length;
   let leftB = b.matchable.filter(Boolean).length;

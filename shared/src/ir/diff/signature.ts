@@ -95,7 +95,7 @@ export class Levels {
   private sourceId(g: DiffGraph, i: number): number {
     const tier = this.tier;
     if (!tier.opName && !tier.source) return -1;
-    const source = g.keys[i]?.source ?? NO_SOURCE;
+    const source = g.source(i) ?? NO_SOURCE;
     let id = this.sources.get(source);
     if (id === undefined) {
       let text = '\u0000';

@@ -11,7 +11,7 @@ import { SpillChangeKind, type DiffSpill, type SpillChange } from './types';
  */
 export function diffSpills(a: DiffGraph, b: DiffGraph, m: Matching): SpillChange[] {
   const ofB = new Map<number, SpillCandidate[]>();
-  for (const s of b.analysis.index.spills) {
+  for (const s of b.module.spills) {
     const c = b.content(b.find(s.scope, s.producer), s.outputIndex);
     if (c < 0) continue;
     const list = ofB.get(c);
@@ -20,7 +20,7 @@ export function diffSpills(a: DiffGraph, b: DiffGraph, m: Matching): SpillChange
   }
   const claimed = new Set<SpillCandidate>();
   const out: SpillChange[] = [];
-  for (const s of a.analysis.index.spills) {
+  for (const s of a.module.spills) {
     const c = a.content(a.find(s.scope, s.producer), s.outputIndex);
     const j = c < 0 ? -1 : (m.aToB[c] as number);
     const partner = j < 0 ? undefined : ofB.get(j)?.find((x) => !claimed.has(x));
@@ -31,7 +31,7 @@ export function diffSpills(a: DiffGraph, b: DiffGraph, m: Matching): SpillChange
       out.push({ change: SpillChangeKind.disappeared, a: spillOf(s) });
     }
   }
-  for (const s of b.analysis.index.spills) if (!claimed.has(s)) out.push({ change: SpillChangeKind.appeared, b: spillOf(s) });
+  for (const s of b.module.spills) if (!claimed.has(s)) out.push({ change: SpillChangeKind.appeared, b: spillOf(s) });
   return out.sort((x, y) => bytesOf(y) - bytesOf(x));
 }
 

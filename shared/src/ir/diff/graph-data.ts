@@ -1,0 +1,76 @@
+import type { Diagnostic, KernelInfo, SourceRef, SpillCandidate } from '../types';
+
+/** `-1` in a node column: no node, no computation, no word. */
+export const NONE = -1;
+
+/** One computation of a diff graph: its first line, and its root and calling fusion as node ids. */
+export interface DiffScope {
+  readonly name: string;
+  readonly line: number;
+  readonly isEntry: boolean;
+  root: number;
+  /** The fusion node that calls it, else -1. */
+  fusion: number;
+}
+
+/** What the diff keeps of one module's index besides its graph: sizes, custom calls, spill candidates, diagnostics. */
+export interface DiffModuleInfo {
+  readonly bytes: number;
+  readonly lines: number;
+  readonly fusions: number;
+  readonly kernels: readonly KernelInfo[];
+  readonly spills: readonly SpillCandidate[];
+  /** Errors and warnings of the parse, the first few only. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Set when the index's keys could not be lined up with the parse (then op_names and sources are not used). */
+  readonly misaligned: boolean;
+}
+
+/**
+ * One module's flat dataflow graph (see `DiffGraph`) as plain data: a column per node in typed
+ * arrays, the strings it repeats (opcodes, types, fusion kinds, custom-call targets) once in
+ * `words`, sources once each in `sources`. A thread builds it from a text and hands it to another
+ * with its buffers transferred (`graphBuffers`), so only names, words, sources and the module's
+ * few lists are copied.
+ */
+export interface DiffGraphData {
+  readonly count: number;
+  readonly names: readonly string[];
+  readonly words: readonly string[];
+  /** Word of each node's opcode. */
+  readonly opcode: Int32Array;
+  /** Word of each node's type, layout left out. */
+  readonly type: Int32Array;
+  /** Word of a fusion's kind, a custom call's target; -1 when it has none. */
+  readonly fusionKind: Int32Array;
+  readonly target: Int32Array;
+  /** `parameter(N)`'s N, `get-tuple-element`'s index, else -1. */
+  readonly number: Float64Array;
+  /** 1-based line of each node. */
+  readonly lines: Int32Array;
+  /** Computation id of each node (an index of `scopes`). */
+  readonly comp: Int32Array;
+  readonly scopes: readonly DiffScope[];
+  /** Node `i`'s operands are at `[opFrom[i], opFrom[i + 1])` of `rawOperands` and `operands`. */
+  readonly opFrom: Int32Array;
+  /** Operands as named; -1 for a name the computation does not define. */
+  readonly rawOperands: Int32Array;
+  /** Operands seen through fusion boundaries (see `DiffGraph`). */
+  readonly operands: Int32Array;
+  /** The computation a fusion calls, else -1. */
+  readonly calls: Int32Array;
+  /** Index of each node's op_name and source position in `sources`; -1 when not used (misaligned). */
+  readonly source: Int32Array;
+  readonly sources: readonly SourceRef[];
+  /** 1 for the ops the diff matches: not fusion instructions, fused parameters or reducers' ops. */
+  readonly matchable: Uint8Array;
+  /** The kernel each node runs in: its outermost fusion, else itself. */
+  readonly kernel: Int32Array;
+  readonly module: DiffModuleInfo;
+}
+
+/** The buffers of a graph's columns, to transfer when it is posted to another thread. */
+export function graphBuffers(g: DiffGraphData): ArrayBuffer[] {
+  const columns = [g.opcode, g.type, g.fusionKind, g.target, g.number, g.lines, g.comp, g.opFrom, g.rawOperands, g.operands, g.calls, g.source, g.matchable, g.kernel];
+  return [...new Set(columns.map((c) => c.buffer as ArrayBuffer))];
+}
