@@ -1,11 +1,19 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics';
-import type { UpdatesStore } from '../store';
+import type { RoomBatch } from '../store';
 import type { Room } from './room';
+
+/**
+ * What appends a group: the embedded store answers at once with the ids (and the group is handled
+ * on the same turn, as it always was), the shared store with a promise of them.
+ */
+export interface RoomAppender {
+  appendRooms(batches: readonly RoomBatch[]): number[] | Promise<number[]>;
+}
 
 /** What the group commit needs besides the rooms. */
 export interface GroupCommitDeps {
-  readonly updates: UpdatesStore;
+  readonly updates: RoomAppender;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** The clock, ms (default `performance.now`): tests drive it. */
@@ -27,6 +35,10 @@ export const GROUP_OPEN_MS = 2;
  * If the transaction fails, no room of the group broadcasts anything: each closes its sockets and
  * reloads from disk on next use (docs/storage.md). At 400 updates/s over 500 rooms this is one
  * transaction per turn instead of one per room.
+ *
+ * With an appender that answers with a promise (PostgreSQL), the event loop goes on while the group
+ * commits: a room whose batch is in flight stays due and queues into a later group, taken once
+ * its commit has answered, so one room's commits never overlap and keep their order.
  */
 export class GroupCommit {
   private readonly due = new Set<Room>();
@@ -34,6 +46,8 @@ export class GroupCommit {
   /** When the first room of the open group asked for its commit. */
   private openedAt = 0;
   private readonly now: () => number;
+  /** Groups whose commit has not answered yet. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: GroupCommitDeps) {
     this.now = deps.now ?? (() => performance.now());
@@ -62,23 +76,37 @@ export class GroupCommit {
     this.commit(rooms);
   };
 
-  /** Commits the queues of `rooms` now, in one transaction, then lets each publish. */
+  /**
+   * Commits the queues of `rooms` now, in one transaction, then lets each publish. A room whose
+   * batch is still in flight stays due for the group after its commit answers.
+   */
   commit(rooms: readonly Room[]): void {
-    const work = rooms.map((room) => {
+    const work: { room: Room; batch: ReturnType<Room['takeBatch']> }[] = [];
+    for (const room of rooms) {
+      if (room.committing) {
+        this.due.add(room);
+        continue;
+      }
       this.due.delete(room);
-      return { room, batch: room.takeBatch() };
-    });
+      work.push({ room, batch: room.takeBatch() });
+    }
     const writes = work.filter((w) => w.batch.length > 0);
     const lastIds = new Map<Room, number>();
     if (writes.length > 0) {
       const end = this.deps.metrics.persistSeconds.startTimer();
-      try {
-        const ids = this.deps.updates.appendRooms(writes.map((w) => ({ roomId: w.room.id, updates: w.batch.map((b) => b.update) })));
-        writes.forEach((w, i) => lastIds.set(w.room, ids[i] ?? 0));
-      } catch (err) {
+      const failed = (err: unknown) => {
         this.deps.log.error({ err, rooms: writes.map((w) => w.room.id) }, 'commit failed; closing the rooms');
-        for (const w of writes) w.room.commitFailed();
+        for (const w of writes) w.room.commitFailed(err);
+      };
+      let ids: number[] | Promise<number[]>;
+      try {
+        ids = this.deps.updates.appendRooms(writes.map((w) => ({ roomId: w.room.id, updates: w.batch.map((b) => b.update) })));
+      } catch (err) {
+        ids = [];
+        failed(err);
       }
+      if (ids instanceof Promise) return this.await(ids, work, writes, end, failed);
+      if (ids.length > 0) writes.forEach((w, i) => lastIds.set(w.room, ids[i] ?? 0));
       end();
       if (lastIds.size > 0) this.deps.metrics.batchSize.observe(writes.reduce((n, w) => n + w.batch.length, 0));
     }
@@ -86,5 +114,38 @@ export class GroupCommit {
       if (w.batch.length === 0) w.room.publish([], undefined);
       else if (lastIds.has(w.room)) w.room.publish(w.batch, lastIds.get(w.room));
     }
+  }
+
+  /** The asynchronous half of `commit`: the writing rooms publish (or fail) when the appender answers. */
+  private await(ids: Promise<number[]>, work: { room: Room; batch: ReturnType<Room['takeBatch']> }[], writes: typeof work, end: () => void, failed: (err: unknown) => void): void {
+    // Rooms with only acks due have nothing queued or in flight: their acks hold.
+    for (const w of work) if (w.batch.length === 0) w.room.publish([], undefined);
+    for (const w of writes) w.room.committing = true;
+    const settled = ids.then(
+      (got) => {
+        end();
+        this.deps.metrics.batchSize.observe(writes.reduce((n, w) => n + w.batch.length, 0));
+        for (const w of writes) w.room.committing = false;
+        writes.forEach((w, i) => w.room.publish(w.batch, got[i] ?? 0));
+      },
+      (err: unknown) => {
+        end();
+        for (const w of writes) w.room.committing = false;
+        failed(err);
+      },
+    ).finally(() => {
+      this.inFlight.delete(settled);
+      // Rooms that queued while their batch was in flight commit now.
+      if (this.due.size > 0 && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.run);
+      }
+    });
+    this.inFlight.add(settled);
+  }
+
+  /** Resolves once every group in flight has answered (a shutdown waits for it before closing the store). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 }

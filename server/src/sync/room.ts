@@ -6,6 +6,7 @@ import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSync
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
+import type { StoredRoomState } from '../store/updates-store';
 import { RoomHistory } from '../teaching/replay/room-history';
 import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
@@ -33,9 +34,36 @@ export const COMPACT_IDLE_MS = 1000;
 /** A room that never goes idle still compacts once its log passes this many times a threshold. */
 export const COMPACT_FORCE_FACTOR = 4;
 
+/** A room's state as loaded from its log: snapshot, the rows after it, and the id of the last one. */
+export type LoadedRoomState = StoredRoomState & { readonly lastId: number };
+
+/**
+ * A server write (`room.transact`) whose commit failed: nothing of it is stored. `cause` is the
+ * store's error (`StoreUnavailableError` when the shared store could not be reached).
+ */
+export class RoomCommitError extends Error {
+  override readonly name = 'RoomCommitError';
+  constructor(roomId: string, cause?: unknown) {
+    super(`room ${roomId} could not commit`, cause === undefined ? undefined : { cause });
+  }
+}
+
 /** Thrown by the message reader for a frame that is not a valid message. */
 export class MalformedMessage extends Error {
   override name = 'MalformedMessage';
+}
+
+/** A commit's acknowledgements, encoded when its batch was taken: they hold what was queued then. */
+interface DueAck {
+  readonly conn: Connection;
+  readonly msg: Uint8Array;
+}
+
+/** A caller waiting until everything queued up to `seq` is committed. */
+interface Waiter {
+  readonly seq: number;
+  resolve(): void;
+  reject(err: Error): void;
 }
 
 /** One queued change of a room and who made it (a connection, or the server). */
@@ -76,9 +104,26 @@ export class Room {
   private readonly writers = new WriterClaims<Connection>(this.doc);
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
+  /** True while this room's batch is in a commit that has not answered (the shared store only). */
+  committing = false;
   private pending: PendingUpdate[] = [];
   private readonly ackDue = new Set<Connection>();
   private scheduled = false;
+  /** Updates queued so far, and how many of them are committed: what `settled` waits on. */
+  private queuedSeq = 0;
+  private committedSeq = 0;
+  /** The batch in the commit now: how far it reaches in the queue and the acks it owes. */
+  private taken: { seq: number; acks: DueAck[] } | undefined;
+  private readonly waiters: Waiter[] = [];
+  /** Sync step 1 requests that wait until nothing is queued or in a commit (the shared store only). */
+  private step1Waiting: { conn: Connection; payload: Uint8Array }[] = [];
+  /** Why the room broke: the failed commit's error. */
+  private failure: unknown;
+  /**
+   * Set when the load's migration commits asynchronously (the shared store): `Rooms.load` waits
+   * for it, so nobody joins before the room is migrated.
+   */
+  ready: Promise<void> | undefined;
   private lastId = 0;
   private logCount = 0;
   private logBytes = 0;
@@ -90,13 +135,14 @@ export class Room {
   /** The room's replay history: presenter samples and its bounds (docs/storage.md). */
   private readonly history: RoomHistory;
 
+  /** `state` is the room's stored state, loaded by the caller (`Rooms.load`); by default read from `deps.updates` now. */
   constructor(
     readonly id: string,
     private readonly deps: RoomDeps,
+    state: LoadedRoomState = deps.updates.load(id),
   ) {
     this.claims = new PresenceClaims<Connection>(deps.limits.awarenessClientsPerSocket);
     this.awareness.setLocalState(null);
-    const state = deps.updates.load(id);
     Y.transact(this.doc, () => {
       if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, LOAD_ORIGIN);
       for (const u of state.updates) Y.applyUpdate(this.doc, u, LOAD_ORIGIN);
@@ -111,10 +157,18 @@ export class Room {
     this.awareness.on('update', this.onAwareness);
     this.history = new RoomHistory({ roomId: id, doc: this.doc, awareness: this.awareness, store: deps.updates.history, limits: deps.limits, log: deps.log });
     // A room of an older room-document version is migrated once, on load, as one stored server write.
+    // The embedded store commits it before the constructor returns (a failure throws here); the
+    // shared store's commit is awaited through `ready`.
     if (needsMigration(this.doc)) {
       let annotations = 0;
-      this.transact((doc) => (annotations = migrateRoom(doc)));
-      deps.log.info({ room: id, annotations }, 'room document migrated');
+      const done = this.transact((doc) => (annotations = migrateRoom(doc)));
+      if (this.broken) {
+        done.catch(() => undefined);
+        throw new RoomCommitError(id, this.failure);
+      }
+      const logged = () => deps.log.info({ room: id, annotations }, 'room document migrated');
+      if (this.committedSeq >= this.queuedSeq) logged();
+      else this.ready = done.then(logged);
     }
   }
 
@@ -126,6 +180,7 @@ export class Room {
   private queue(update: Uint8Array, origin: unknown): void {
     this.fullState = undefined;
     this.pending.push({ update, origin });
+    this.queuedSeq += 1;
     this.schedule();
   }
 
@@ -238,9 +293,12 @@ export class Room {
     if (sub === SyncStep1) {
       this.flush();
       if (this.broken) return;
-      // An empty state vector (a fresh client) is one zero byte; its answer is the whole state.
-      const fresh = payload.length === 1 && payload[0] === 0;
-      conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
+      // The shared store commits later: the answer waits until nothing is queued or in a commit.
+      if (this.committing || this.committedSeq < this.queuedSeq) {
+        this.step1Waiting.push({ conn, payload });
+        return;
+      }
+      this.answerStep1(conn, payload);
       return;
     }
     const items = conn.items.read(payload);
@@ -266,11 +324,34 @@ export class Room {
     this.deps.commits.commitIfOverdue();
   }
 
-  /** Runs `fn` as one server transaction and commits it before returning. Throws if the commit failed. */
-  transact(fn: (doc: Y.Doc) => void): void {
+  private answerStep1(conn: Connection, payload: Uint8Array): void {
+    // An empty state vector (a fresh client) is one zero byte; its answer is the whole state.
+    const fresh = payload.length === 1 && payload[0] === 0;
+    conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
+  }
+
+  /**
+   * Runs `fn` as one server transaction and commits it. Resolves once it is committed, rejects
+   * with `RoomCommitError` if the commit failed. The embedded store has committed it before this
+   * returns (the promise is already settled); the shared store answers later.
+   */
+  transact(fn: (doc: Y.Doc) => void): Promise<void> {
     this.doc.transact(() => fn(this.doc), SERVER_ORIGIN);
+    const seq = this.queuedSeq;
     this.flush();
-    if (this.broken) throw new Error(`room ${this.id} could not commit`);
+    return this.settled(seq);
+  }
+
+  /** Resolves once everything queued up to `seq` (default: now) is committed; rejects with `RoomCommitError` if the room broke. */
+  settled(seq = this.queuedSeq): Promise<void> {
+    if (this.broken) return Promise.reject(new RoomCommitError(this.id, this.failure));
+    if (this.committedSeq >= seq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /** Whether something is queued or in a commit. */
+  get busy(): boolean {
+    return this.committing || this.pending.length > 0;
   }
 
   private schedule(): void {
@@ -284,17 +365,29 @@ export class Room {
     this.deps.commits.commit([this]);
   }
 
-  /** For `GroupCommit`: takes the queued updates (none once the room is broken). */
+  /**
+   * For `GroupCommit`: takes the queued updates (none once the room is broken) and the acks due,
+   * encoded now: they acknowledge what was queued when the batch was taken, not what comes while
+   * it commits.
+   */
   takeBatch(): PendingUpdate[] {
     this.scheduled = false;
     if (this.broken) return [];
     const batch = this.pending;
     this.pending = [];
+    const acks: DueAck[] = [];
+    for (const c of this.ackDue) {
+      const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));
+      acks.push({ conn: c, msg: encodeAck({ seq: c.received, entries }) });
+    }
+    this.ackDue.clear();
+    this.taken = { seq: this.queuedSeq, acks };
     return batch;
   }
 
-  /** For `GroupCommit`: the commit of this room's batch failed, so the room closes. */
-  commitFailed(): void {
+  /** For `GroupCommit`: the commit of this room's batch failed (`err`), so the room closes. */
+  commitFailed(err?: unknown): void {
+    this.failure = err;
     this.breakRoom();
   }
 
@@ -306,12 +399,10 @@ export class Room {
   publish(batch: readonly PendingUpdate[], lastId: number | undefined): void {
     if (this.broken) return;
     if (lastId !== undefined) this.lastId = lastId;
+    const taken = this.taken;
+    this.taken = undefined;
     // Acks first: the authors learn their writes are durable before the broadcast's many sends.
-    for (const c of this.ackDue) {
-      const entries = [...c.authored].map((clientID) => ({ clientID, clock: Y.getState(this.doc.store, clientID) }));
-      c.send(encodeAck({ seq: c.received, entries }));
-    }
-    this.ackDue.clear();
+    for (const a of taken?.acks ?? []) a.conn.send(a.msg);
     for (const { update, origin } of batch) {
       this.logCount += 1;
       this.logBytes += update.length;
@@ -325,6 +416,13 @@ export class Room {
       }
       this.deps.metrics.updatesOut.inc(n);
       this.deps.metrics.fanout.observe(n);
+    }
+    if (taken) this.committedSeq = taken.seq;
+    if (this.waiters.length > 0) this.wake();
+    if (this.step1Waiting.length > 0 && this.pending.length === 0) {
+      const waiting = this.step1Waiting;
+      this.step1Waiting = [];
+      for (const w of waiting) this.answerStep1(w.conn, w.payload);
     }
     if (batch.length > 0) {
       this.history.committed();
@@ -373,9 +471,22 @@ export class Room {
     this.logBytes = 0;
   }
 
+  /** Resolves the waiters whose updates are committed now. */
+  private wake(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      const w = this.waiters[i]!;
+      if (w.seq > this.committedSeq) continue;
+      this.waiters.splice(i, 1);
+      w.resolve();
+    }
+  }
+
   private breakRoom(): void {
     this.broken = true;
     this.pending = [];
+    this.taken = undefined;
+    this.step1Waiting = [];
+    for (const w of this.waiters.splice(0)) w.reject(new RoomCommitError(this.id, this.failure));
     for (const c of [...this.conns]) c.close(CloseCode.serverError);
   }
 
