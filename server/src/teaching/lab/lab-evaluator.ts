@@ -49,15 +49,34 @@ export class LabEvaluator {
     this.maxConcurrent = options.maxConcurrent ?? 2;
   }
 
-  /** Schedules an evaluation whenever the room's captures, documents or annotations change, while the room stays loaded. */
-  watch(roomId: string): void {
+  /**
+   * Schedules an evaluation whenever the room's captures, documents or annotations change, while the
+   * room stays loaded. Returns false when this loaded copy of the room was already watched.
+   */
+  watch(roomId: string): boolean {
     const { doc } = this.deps.rooms.get(roomId);
-    if (this.watched.has(doc)) return;
+    if (this.watched.has(doc)) return false;
     this.watched.add(doc);
-    const changed = () => void this.schedule(roomId).catch((err: unknown) => this.deps.log.error({ err, roomId }, 'lab evaluation failed'));
+    const changed = () => this.scheduleLogged(roomId);
     doc.getMap(RoomKey.captures).observe(changed);
     doc.getMap(RoomKey.documents).observe(changed);
     doc.getMap(RoomKey.annotations).observeDeep(changed);
+    return true;
+  }
+
+  /**
+   * Resumes the lab of a loaded room nobody has asked about since it was loaded (after a restart,
+   * or after it was unloaded while idle): watches it and evaluates it once, so that what changed
+   * meanwhile (a capture that finished) is checked without anyone opening the Lab panel. Does
+   * nothing for a room that is not loaded, has no lab, or is already watched.
+   */
+  resume(roomId: string): void {
+    if (!this.deps.rooms.isLoaded(roomId) || !readLabView(this.deps.rooms.get(roomId).doc)) return;
+    if (this.watch(roomId)) this.scheduleLogged(roomId);
+  }
+
+  private scheduleLogged(roomId: string): void {
+    void this.schedule(roomId).catch((err: unknown) => this.deps.log.error({ err, roomId }, 'lab evaluation failed'));
   }
 
   /** The results of the next evaluation of the room (null when it has no lab). */

@@ -7,6 +7,11 @@ import { LabFormatError, parseLab, readLabResults, readLabView, type LabResults,
 import * as Y from 'yjs';
 import { ingestDocument } from '../../ingest';
 import { checkUpdate } from '../../sync/guard';
+import { pino } from 'pino';
+import { CloseCode } from '@seam/shared/protocol';
+import { createApp, type AppDeps } from '../../app';
+import { resolveConfig } from '../../config';
+import { buildDeps } from '../../deps';
 import { testApp, type TestApp, type TestRoom } from '../../testing';
 import { loadLabs } from './lab-catalog';
 
@@ -29,19 +34,51 @@ const check = async (token = room.tokens.viewer): Promise<LabResults> => {
 };
 const doc = () => t.deps.rooms.get(room.id).doc;
 
+/** A room on a server's dependencies. */
+interface At {
+  readonly deps: AppDeps;
+  readonly roomId: string;
+}
+
 /** Stores a real capture's dumps as the capture service does once a runner finished: documents of the group, then its entry. */
-async function finishCapture(labId: string, dir: string, kinds: readonly DocumentKind[], jobId = 'cap_lab1'): Promise<void> {
+async function finishCapture(labId: string, dir: string, kinds: readonly DocumentKind[], jobId = 'cap_lab1', { deps, roomId }: At = { deps: t.deps, roomId: room.id }): Promise<void> {
   const spec = shippedLab(labId).captures[0]!;
   const files: Record<string, string> = { jaxpr: 'jaxpr.txt', stablehlo: 'stablehlo.mlir', 'hlo-opt': 'hlo-opt.txt' };
   const ids: string[] = [];
   for (const kind of kinds) {
-    const meta = await ingestDocument(t.deps, room.id, `${spec.entry}: ${kind}`, fixture(`${dir}/${files[kind]}`), { kind, captureId: jobId, addedBy: 'runner:test' });
+    const meta = await ingestDocument(deps, roomId, `${spec.entry}: ${kind}`, fixture(`${dir}/${files[kind]}`), { kind, captureId: jobId, addedBy: 'runner:test' });
     ids.push(meta.id);
   }
   const entry: CaptureEntry = {
     id: jobId, status: 'done', attempt: 1, entry: spec.entry, args: spec.args, capture: spec.capture, requestedBy: 'owner', createdAt: 1, updatedAt: 2, documents: ids,
   };
-  t.deps.rooms.get(room.id).transact((d) => d.getMap(RoomKey.captures).set(jobId, { ...entry }));
+  deps.rooms.get(roomId).transact((d) => d.getMap(RoomKey.captures).set(jobId, { ...entry }));
+}
+
+/** Resolves once the lab results in `doc` satisfy `done`, as the server writes them. */
+function resultsWhere(doc: Y.Doc, done: (r: LabResults | null) => boolean): Promise<LabResults | null> {
+  return new Promise((resolve) => {
+    const labMap = doc.getMap(RoomKey.lab);
+    const seen = () => {
+      const r = readLabResults(doc);
+      if (!done(r)) return;
+      labMap.unobserve(seen);
+      resolve(r);
+    };
+    labMap.observe(seen);
+    seen();
+  });
+}
+
+/** A spill annotation on the bf16 S×S scores of the room's optimized HLO (the LAB·2.2 fixture), by `who`, stating `body`. */
+function spillNote(who: string, body: string, { deps, roomId }: At = { deps: t.deps, roomId: room.id }): void {
+  const hlo = deps.store.documents.list(roomId).find((d) => d.kind === 'hlo-opt')!;
+  const text = fixture('attention/hlo-opt.txt');
+  const at = text.indexOf('%wrapped_convert.2 =');
+  addAnnotation(deps.rooms.get(roomId).doc, {
+    id: `n-${who}`, docId: hlo.id, from: at, to: at + 18, quote: { prefix: '', exact: text.slice(at, at + 18), suffix: '' }, kind: 'spill', body,
+    author: { id: who, name: who.toUpperCase(), color: '#112233' }, createdAt: 1, resolved: false, replies: [], instruction: 'wrapped_convert.2',
+  });
 }
 
 describe('labs API', () => {
@@ -93,15 +130,7 @@ describe('labs API', () => {
     expect((await open('lab-2.1')).status).toBe(201);
     await finishCapture('lab-2.1', 'mlp', ['jaxpr', 'stablehlo', 'hlo-opt']);
     // Nobody asks: the change to the room's captures schedules the evaluation.
-    await new Promise<void>((resolve) => {
-      const labMap = doc().getMap(RoomKey.lab);
-      const seen = () => {
-        if (readLabResults(doc())?.room['mapping']?.done !== true) return;
-        labMap.unobserve(seen);
-        resolve();
-      };
-      labMap.observe(seen);
-    });
+    await resultsWhere(doc(), (r) => r?.room['mapping']?.done === true);
     const r = await check();
     expect(r.room['capture']?.done).toBe(true);
     expect(r.room['mapping']?.done).toBe(true);
@@ -111,15 +140,8 @@ describe('labs API', () => {
   it('checks each member\'s spill on their own', async () => {
     expect((await open('lab-2.2')).status).toBe(201);
     await finishCapture('lab-2.2', 'attention', ['jaxpr', 'stablehlo', 'hlo-opt']);
-    const hlo = t.deps.store.documents.list(room.id).find((d) => d.kind === 'hlo-opt')!;
-    const text = fixture('attention/hlo-opt.txt');
-    const at = text.indexOf('%wrapped_convert.2 =');
-    const note = (who: string, body: string) => addAnnotation(doc(), {
-      id: `n-${who}`, docId: hlo.id, from: at, to: at + 18, quote: { prefix: '', exact: text.slice(at, at + 18), suffix: '' }, kind: 'spill', body,
-      author: { id: who, name: who.toUpperCase(), color: '#112233' }, createdAt: 1, resolved: false, replies: [], instruction: 'wrapped_convert.2',
-    });
-    note('ada', 'the scores in bf16: 128 MiB');
-    note('bob', 'about 40 MB');
+    spillNote('ada', 'the scores in bf16: 128 MiB');
+    spillNote('bob', 'about 40 MB');
     // The annotations changed the room: an evaluation is already under way, and this request shares or follows it.
     const r = await check(room.tokens.annotator);
     expect(r.room['capture']?.done).toBe(true);
@@ -150,6 +172,56 @@ describe('labs API', () => {
     const none = await t.call('POST', `/api/rooms/${room.id}/lab/check`, { token: room.tokens.viewer });
     expect(none.status).toBe(404);
     expect((await t.call('POST', `/api/rooms/${room.id}/lab/check`)).status).toBe(401);
+  });
+});
+
+describe('after a restart', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'seam-lab-restart-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** The server's dependencies and app over `dataDir`, as the process builds them when it starts. */
+  const boot = () => {
+    const deps = buildDeps(resolveConfig({ dataDir, publicUrl: 'https://seam.test' }), pino({ level: 'silent' }));
+    return { deps, app: createApp(deps) };
+  };
+  /** Stops it as the process does on SIGTERM: sockets closed, queues committed, the store closed. */
+  const stop = async (deps: AppDeps) => {
+    deps.rooms.closeAll(CloseCode.goingAway);
+    await deps.analyzer.close();
+    deps.store.close();
+  };
+
+  it('evaluates a lab room once a member opens it, and follows its changes again, without anyone opening the Lab panel', async () => {
+    // The first run: a room opened from LAB·2.2, nothing done yet.
+    const first = boot();
+    const res = await first.app.request('/api/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Spill lab', lab: 'lab-2.2' }) });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { id: string; tokens: Record<string, string>; results: LabResults };
+    expect(made.results.room['capture']?.done).toBe(false);
+    await stop(first.deps);
+
+    const next = boot();
+    try {
+      const at = { deps: next.deps, roomId: made.id };
+      // While nobody has the room open, the runner's capture finishes: its write loads the room.
+      await finishCapture('lab-2.2', 'attention', ['jaxpr', 'stablehlo', 'hlo-opt'], 'cap_after', at);
+      const loaded = next.deps.rooms.get(made.id).doc;
+      expect(readLabResults(loaded)?.room['capture']?.done).toBe(false);
+      // A student opens the room (the page reads the room first): the lab is evaluated from there.
+      const opened = await next.app.request(`/api/rooms/${made.id}`, { headers: { authorization: `Bearer ${made.tokens['viewer']}` } });
+      expect(opened.status).toBe(200);
+      const evaluated = await resultsWhere(loaded, (r) => r?.room['capture']?.done === true);
+      expect(evaluated?.room['capture']?.detail).toMatch(/naive_attention/);
+      // Later changes are followed again: a member's spill is checked with nobody asking.
+      spillNote('ada', 'the scores in bf16: 128 MiB', at);
+      const marked = await resultsWhere(loaded, (r) => r?.members['ada'] !== undefined);
+      expect(marked?.members['ada']?.steps['spill']).toEqual({ done: true, detail: 'your estimate is within 0.0% of the 134,217,728 bytes the dump gives' });
+    } finally {
+      await stop(next.deps);
+    }
   });
 });
 

@@ -88,6 +88,13 @@ export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
     c.res = new Response(JSON.stringify({ ...created, lab: labViewOf(lab), results }), { status: 201, headers: { 'content-type': 'application/json' } });
   });
 
+  // A member opening the room (the web app reads `GET /rooms/:id` first, whichever panel it shows)
+  // resumes its lab: after a restart the room's results follow its changes again from here on.
+  app.get('/rooms/:id', async (c, next) => {
+    await next();
+    if (c.res.status === 200) evaluator.resume(c.req.param('id'));
+  });
+
   app.post('/rooms/:id/lab', limit, validate('json', OpenLabBody), async (c) => {
     const roomId = c.req.param('id');
     requireRole(c, store, roomId, [Role.owner]);
