@@ -94,6 +94,6 @@ export async function ingestDocument(deps: IngestDeps, roomId: string, title: st
   deps.store.documents.add(roomId, meta, blob);
   if (trace) deps.store.traces.put(meta.sha256, trace);
   deps.texts.put(meta.sha256, text);
-  deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
+  await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;
 }

@@ -127,9 +127,9 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   // A file is told unchanged by its path; one outside a module group keeps it beside its metadata.
   const pathOf = new Map<string, string>();
   const traceMetas: DocumentMeta[] = [];
-  const undo = () => {
+  const undo = async () => {
     for (const m of traceMetas) deps.store.documents.remove(roomId, m.id);
-    if (traceMetas.length > 0) deps.rooms.get(roomId).transact((doc) => { for (const m of traceMetas) doc.getMap(RoomKey.documents).delete(m.id); });
+    if (traceMetas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of traceMetas) doc.getMap(RoomKey.documents).delete(m.id); });
   };
   try {
     await eachLimited(texts, limits.analyzerWorkers, async (p) => {
@@ -164,9 +164,9 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
       deps.store.documents.setPath(roomId, meta.id, path);
     }
     deps.store.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), () => { if (metas.length > 0) assertQuota(); });
-    if (metas.length > 0) deps.rooms.get(roomId).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
+    if (metas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
   } catch (err) {
-    undo();
+    await undo();
     throw err;
   }
   await deps.staging.remove(roomId, files.filter((f) => staged.get(f.sha256)).map((f) => f.sha256));

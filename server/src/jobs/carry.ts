@@ -54,7 +54,7 @@ export async function carryAnnotations(deps: CarryDeps, roomId: string, previous
   const metas = (ids: readonly string[]) => ids.map((id) => deps.store.documents.get(roomId, id)).filter((d): d is DocumentMeta => d !== undefined);
   const prevDocs = metas(previous.documents);
   const pairs = pairDocuments(prevDocs, metas(next.documents));
-  const room = deps.rooms.get(roomId);
+  const room = await deps.rooms.load(roomId);
   const onPrevious = readAnnotations(room.doc).filter((a) => previous.documents.includes(a.docId) && a.trace === undefined);
   const taken = onPrevious.slice(0, MAX_CARRIED);
   const copies: Annotation[] = [];
@@ -79,6 +79,6 @@ export async function carryAnnotations(deps: CarryDeps, roomId: string, previous
       deps.log?.warn({ room: roomId, doc: prev.id, annotations: own.length, err: (err as Error).message }, 'annotations of one layer not carried');
     }
   }
-  if (copies.length > 0) room.transact((doc) => { for (const a of copies) addAnnotation(doc, a); });
+  if (copies.length > 0) await room.transact((doc) => { for (const a of copies) addAnnotation(doc, a); });
   return { annotations: copies.length, detached: copies.filter((a) => a.carried?.detached === true).length, notCarried: onPrevious.length - copies.length };
 }

@@ -17,7 +17,10 @@ import { CaptureService, type CaptureSink, type JobTimings } from './service';
 export function createCaptureService(db: Database.Database, ingest: IngestDeps, log: Logger, timings: Partial<JobTimings> = {}): CaptureService {
   const sink: CaptureSink = {
     ingest: (roomId, doc) => ingestDocument(ingest, roomId, doc.title, doc.text, { kind: doc.kind, addedBy: doc.addedBy, captureId: doc.captureId }),
-    publish: (roomId, entry) => ingest.rooms.get(roomId).transact((d) => d.getMap(RoomKey.captures).set(entry.id, { ...entry })),
+    publish: (roomId, entry) => {
+      // The embedded store has committed it before `transact` returns; a failed commit has closed the room's sockets.
+      ingest.rooms.get(roomId).transact((d) => d.getMap(RoomKey.captures).set(entry.id, { ...entry })).catch((err: unknown) => log.error({ err, roomId }, 'capture entry not stored'));
+    },
     carry: (roomId, previous, next) => carryAnnotations(ingest, roomId, previous, next),
   };
   return new CaptureService(db, sink, log, timings);

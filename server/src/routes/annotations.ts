@@ -30,21 +30,22 @@ export function annotationRoutes(deps: AppDeps): Hono {
   app.use('/:id/annotations', limit);
 
   /** Authorizes a write: role allowed and, for annotators, the room not locked. */
-  const writer = (c: Parameters<typeof requireRole>[0], roomId: string) => {
+  const writer = async (c: Parameters<typeof requireRole>[0], roomId: string) => {
     const grant = requireRole(c, store, roomId, WRITERS);
+    const room = await rooms.load(roomId);
     assertUnlocked(rooms, roomId, grant.role);
-    return { grant, room: rooms.get(roomId) };
+    return { grant, room };
   };
 
-  app.get('/:id/annotations', (c) => {
+  app.get('/:id/annotations', async (c) => {
     const roomId = c.req.param('id');
     requireRole(c, store, roomId, ROLES);
-    return c.json({ annotations: readAnnotations(rooms.get(roomId).doc) });
+    return c.json({ annotations: readAnnotations((await rooms.load(roomId)).doc) });
   });
 
   app.post('/:id/annotations', validate('json', CreateAnnotationBody), async (c) => {
     const roomId = c.req.param('id');
-    writer(c, roomId);
+    await writer(c, roomId);
     const body = c.req.valid('json');
     const meta = store.documents.get(roomId, body.docId);
     if (meta && (meta.kind === 'trace') !== (body.trace !== undefined)) {
@@ -53,7 +54,7 @@ export function annotationRoutes(deps: AppDeps): Hono {
     const text = meta && (body.trace ? '' : await deps.texts.get(meta.sha256));
     if (!meta || text === undefined) throw notFound('no such document in this room');
     // Checked again after the text was read: the room may have been locked (or reloaded) meanwhile.
-    const { grant, room } = writer(c, roomId);
+    const { grant, room } = await writer(c, roomId);
     if (body.to > text.length) throw badRequest(`range ends at ${body.to}, after the end of the text (${text.length})`);
     const a: Annotation = {
       id: newId(), docId: body.docId, from: body.from, to: body.to, quote: quoteOf(text, body.from, body.to),
@@ -61,39 +62,39 @@ export function annotationRoutes(deps: AppDeps): Hono {
       resolved: false, replies: [], ...(body.instruction !== undefined ? { instruction: body.instruction } : {}),
       ...(body.trace ? { trace: body.trace as TraceAnchor } : {}),
     };
-    room.transact((doc) => addAnnotation(doc, a));
+    await room.transact((doc) => addAnnotation(doc, a));
     return c.json(a, 201);
   });
 
-  app.post('/:id/annotations/:aid/replies', validate('json', CreateReplyBody), (c) => {
-    const { grant, room } = writer(c, c.req.param('id'));
+  app.post('/:id/annotations/:aid/replies', validate('json', CreateReplyBody), async (c) => {
+    const { grant, room } = await writer(c, c.req.param('id'));
     const body = c.req.valid('json');
     const reply = { id: newId(), body: body.body, author: authorOf(body.author, grant), createdAt: Date.now() };
     let found = false;
-    room.transact((doc) => {
+    await room.transact((doc) => {
       found = addReply(doc, c.req.param('aid'), reply);
     });
     if (!found) throw notFound('no such annotation');
     return c.json(reply, 201);
   });
 
-  app.patch('/:id/annotations/:aid', validate('json', PatchAnnotationBody), (c) => {
-    const { room } = writer(c, c.req.param('id'));
+  app.patch('/:id/annotations/:aid', validate('json', PatchAnnotationBody), async (c) => {
+    const { room } = await writer(c, c.req.param('id'));
     const aid = c.req.param('aid');
     const body = c.req.valid('json');
     if (!annotationsMap(room.doc).has(aid)) throw notFound('no such annotation');
-    room.transact((doc) => {
+    await room.transact((doc) => {
       if (body.body !== undefined) setBody(doc, aid, body.body, Date.now());
       if (body.resolved !== undefined) setResolved(doc, aid, body.resolved);
     });
     return c.json(readAnnotation(annotationsMap(room.doc).get(aid)) ?? null);
   });
 
-  app.delete('/:id/annotations/:aid', (c) => {
-    const { room } = writer(c, c.req.param('id'));
+  app.delete('/:id/annotations/:aid', async (c) => {
+    const { room } = await writer(c, c.req.param('id'));
     const aid = c.req.param('aid');
     if (!annotationsMap(room.doc).has(aid)) throw notFound('no such annotation');
-    room.transact((doc) => deleteAnnotation(doc, aid));
+    await room.transact((doc) => deleteAnnotation(doc, aid));
     return c.body(null, 204);
   });
 

@@ -35,7 +35,7 @@ export function roomRoutes(deps: AppDeps): Hono {
   }, (c, next) => {
     creations.take(clientAddress(c));
     return next();
-  }, limit, validate('json', CreateRoomBody), (c) => {
+  }, limit, validate('json', CreateRoomBody), async (c) => {
     const { title } = c.req.valid('json');
     const id = newId();
     const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
@@ -45,7 +45,7 @@ export function roomRoutes(deps: AppDeps): Hono {
       requireRoomCreator(c, config, invitations, 'spend');
       store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
     })();
-    rooms.get(id).transact((doc) => {
+    await (await rooms.load(id)).transact((doc) => {
       const settings = doc.getMap(RoomKey.settings);
       settings.set(SettingKey.title, title);
       settings.set(SettingKey.locked, false);
@@ -55,10 +55,10 @@ export function roomRoutes(deps: AppDeps): Hono {
     return c.json({ id, title, tokens, links }, 201);
   });
 
-  app.get('/:id', (c) => {
+  app.get('/:id', async (c) => {
     const id = c.req.param('id');
     const { role } = requireRole(c, store, id, ROLES);
-    const { doc } = rooms.get(id);
+    const { doc } = await rooms.load(id);
     const title = roomTitle(doc, store.rooms.get(id)?.title ?? '');
     return c.json({ id, title, role, documents: store.documents.list(id), settings: doc.getMap(RoomKey.settings).toJSON() });
   });

@@ -6,8 +6,11 @@ import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSync
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
+import type { RoomLog } from '../store/shared-store';
 import type { StoredRoomState } from '../store/updates-store';
 import { RoomHistory } from '../teaching/replay/room-history';
+import { BusKind, type BusFrame } from './bus/frame';
+import type { RoomBus } from './bus/room-bus';
 import { Connection } from './connection';
 import type { GroupCommit } from './group-commit';
 import { checkUpdate } from './guard';
@@ -24,6 +27,8 @@ const SyncUpdate = 2;
 /** Origin of changes made by the server itself (REST writes, ingest). */
 export const SERVER_ORIGIN = Symbol('server');
 const LOAD_ORIGIN = Symbol('load');
+/** Origin of what came from another instance over the bus (or a resync from the shared log): committed already, relayed, never queued. */
+export const BUS_ORIGIN = Symbol('bus');
 
 /**
  * A room whose log has passed a compaction threshold compacts once it has gone this long without
@@ -81,6 +86,14 @@ export interface RoomDeps {
   readonly compactCount: number;
   readonly compactBytes: number;
   readonly log: Logger;
+  /**
+   * Scaled mode: the shared log the group commit appends to. Compaction then builds the snapshot
+   * from the log itself, not from memory: rows other instances committed may not have reached
+   * this one yet, and a snapshot through an id must hold every row up to it.
+   */
+  readonly roomLog?: RoomLog;
+  /** Carries committed updates and awareness to the other instances holding the room. */
+  readonly bus?: RoomBus;
 }
 
 function expectEnd(d: decoding.Decoder): void {
@@ -174,8 +187,43 @@ export class Room {
 
   /** Queues what a server transaction changed (Yjs encodes it for this listener). */
   private readonly onUpdate = (update: Uint8Array, origin: unknown): void => {
-    if (origin !== LOAD_ORIGIN) this.queue(update, origin);
+    if (origin === BUS_ORIGIN) this.relay(update);
+    else if (origin !== LOAD_ORIGIN) this.queue(update, origin);
   };
+
+  /** What another instance committed (Yjs hands over only what was new here): relayed to every socket, counted as stored. */
+  private relay(update: Uint8Array): void {
+    this.fullState = undefined;
+    this.logCount += 1;
+    this.logBytes += update.length;
+    this.storedBytes += update.length;
+    const msg = encodeSyncMessage(SyncUpdate, update);
+    for (const c of this.conns) c.send(msg);
+    this.deps.metrics.updatesOut.inc(this.conns.size);
+  }
+
+  /**
+   * A message of this room from another instance: a committed update is applied (and so relayed,
+   * never queued nor stored again); awareness is applied and relayed, never stored.
+   */
+  fromBus(frame: BusFrame): void {
+    if (this.broken) return;
+    try {
+      if (frame.kind === BusKind.update) Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
+      else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
+    } catch (err) {
+      this.deps.log.warn({ err, room: this.id }, 'bus message not applied');
+    }
+  }
+
+  /** A resync: the room's stored state, read again from the log, applied (what is known already changes nothing). */
+  applyStored(state: StoredRoomState): void {
+    if (this.broken) return;
+    Y.transact(this.doc, () => {
+      if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, BUS_ORIGIN);
+      for (const u of state.updates) Y.applyUpdate(this.doc, u, BUS_ORIGIN);
+    }, BUS_ORIGIN);
+  }
 
   private queue(update: Uint8Array, origin: unknown): void {
     this.fullState = undefined;
@@ -207,9 +255,11 @@ export class Room {
     this.queue(payload, conn);
   }
 
-  private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }): void => {
-    const msg = encodeAwarenessMessage(awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]));
+  private readonly onAwareness = (ch: { added: number[]; updated: number[]; removed: number[] }, origin: unknown): void => {
+    const update = awarenessProtocol.encodeAwarenessUpdate(this.awareness, [...ch.added, ...ch.updated, ...ch.removed]);
+    const msg = encodeAwarenessMessage(update);
     for (const c of this.conns) c.send(msg);
+    if (origin !== BUS_ORIGIN) void this.deps.bus?.publish(this.id, BusKind.awareness, update);
   };
 
   /** Adds a socket and starts the sync handshake (server step 1, then known awareness). */
@@ -416,6 +466,8 @@ export class Room {
       }
       this.deps.metrics.updatesOut.inc(n);
       this.deps.metrics.fanout.observe(n);
+      // Committed, so the other instances holding the room may have it (best effort: they resync from the log otherwise).
+      if (this.deps.bus) void this.deps.bus.publish(this.id, BusKind.update, update);
     }
     if (taken) this.committedSeq = taken.seq;
     if (this.waiters.length > 0) this.wake();
@@ -459,6 +511,7 @@ export class Room {
   private compact(): void {
     clearTimeout(this.compactTimer);
     this.compactTimer = undefined;
+    if (this.deps.roomLog) return this.compactShared(this.deps.roomLog);
     const snapshot = this.encodeFullState();
     try {
       this.deps.updates.compact(this.id, snapshot, this.lastId);
@@ -479,6 +532,40 @@ export class Room {
       this.waiters.splice(i, 1);
       w.resolve();
     }
+  }
+
+  /** The shared compaction under way, if any (a shutdown waits for it). */
+  compacting: Promise<void> | undefined;
+
+  /**
+   * Compaction in scaled mode: the snapshot is built from the log as stored (one consistent read:
+   * the snapshot and every row after it, through the last id), never from memory, so it holds
+   * every row up to that id whoever committed it. Per-room ids are taken under the room's head
+   * row lock, so a row with a lower id than one that is visible has committed too.
+   */
+  private compactShared(roomLog: RoomLog): void {
+    if (this.compacting) return;
+    const run = async () => {
+      const state = await roomLog.load(this.id);
+      if (state.updates.length === 0) return;
+      const doc = new Y.Doc();
+      try {
+        Y.transact(doc, () => {
+          if (state.snapshot) Y.applyUpdate(doc, state.snapshot);
+          for (const u of state.updates) Y.applyUpdate(doc, u);
+        });
+        const snapshot = Y.encodeStateAsUpdate(doc);
+        await roomLog.compact(this.id, snapshot, state.lastId);
+        this.storedBytes = snapshot.length;
+      } finally {
+        doc.destroy();
+      }
+      this.logCount = 0;
+      this.logBytes = 0;
+    };
+    this.compacting = run()
+      .catch((err: unknown) => this.deps.log.warn({ err, room: this.id }, 'compaction failed; the log stays as it is'))
+      .finally(() => (this.compacting = undefined));
   }
 
   private breakRoom(): void {

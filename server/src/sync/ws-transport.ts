@@ -60,39 +60,59 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
     ws.on('error', (err) => log.debug({ err: err.message, room: roomId }, 'socket error'));
     heartbeat.alive(ws);
     ws.on('pong', () => heartbeat.alive(ws));
+    // Until the room is loaded the socket's messages wait here, in order; then each is handled as it comes.
+    let waiting: { data: RawData; isBinary: boolean }[] | undefined = [];
+    let handle: ((data: RawData, isBinary: boolean) => void) | undefined;
+    let gone = false;
+    ws.on('message', (data, isBinary) => {
+      if (handle) handle(data, isBinary);
+      else waiting?.push({ data, isBinary });
+    });
+    ws.on('close', () => {
+      gone = true;
+      waiting = undefined;
+    });
     const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
     const hash = token ? hashToken(token) : undefined;
     const grant = hash && store.rooms.lookupToken(hash);
     if (!hash || !grant || grant.roomId !== roomId) return reject(CloseCode.unauthorized);
-    const room = rooms.get(roomId);
-    if (room.conns.size >= limits.connectionsPerRoom) return reject(CloseCode.roomFull);
-    const socket = {
-      send: (data: Uint8Array) => {
-        if (ws.readyState !== ws.OPEN) return;
-        // A consumer this far behind is dropped; the stock client reconnects and resyncs.
-        if (ws.bufferedAmount > limits.sendBufferBytes) return ws.terminate();
-        ws.send(data);
-      },
-      close: (code: number, reason: string) => ws.close(code, reason),
-    };
-    const conn = new Connection(socket, grant.role, hash.toString('hex'), url.searchParams.get('ack') === '1', limits, metrics);
-    ws.on('message', (data, isBinary) => {
-      if (conn.closed) return;
-      const bytes = toBytes(data);
-      metrics.bytesIn.inc(bytes.length);
-      if (!isBinary) return conn.close(CloseCode.malformedMessage);
-      try {
-        room.receive(conn, bytes);
-      } catch (err) {
-        log.debug({ err: (err as Error).message, room: roomId }, 'malformed message');
-        conn.close(CloseCode.malformedMessage);
-      }
+    rooms.load(roomId).then((room) => {
+      if (gone) return;
+      if (room.conns.size >= limits.connectionsPerRoom) return reject(CloseCode.roomFull);
+      const socket = {
+        send: (data: Uint8Array) => {
+          if (ws.readyState !== ws.OPEN) return;
+          // A consumer this far behind is dropped; the stock client reconnects and resyncs.
+          if (ws.bufferedAmount > limits.sendBufferBytes) return ws.terminate();
+          ws.send(data);
+        },
+        close: (code: number, reason: string) => ws.close(code, reason),
+      };
+      const conn = new Connection(socket, grant.role, hash.toString('hex'), url.searchParams.get('ack') === '1', limits, metrics);
+      handle = (data, isBinary) => {
+        if (conn.closed) return;
+        const bytes = toBytes(data);
+        metrics.bytesIn.inc(bytes.length);
+        if (!isBinary) return conn.close(CloseCode.malformedMessage);
+        try {
+          room.receive(conn, bytes);
+        } catch (err) {
+          log.debug({ err: (err as Error).message, room: roomId }, 'malformed message');
+          conn.close(CloseCode.malformedMessage);
+        }
+      };
+      ws.on('close', (code) => {
+        if (code === CloseCode.messageTooBig) metrics.closed.inc({ code: String(code) });
+        rooms.leave(room, conn);
+      });
+      rooms.join(room, conn);
+      const early = waiting ?? [];
+      waiting = undefined;
+      for (const m of early) handle(m.data, m.isBinary);
+    }, (err: unknown) => {
+      log.error({ err, room: roomId }, 'room could not be loaded');
+      if (!gone) reject(CloseCode.serverError);
     });
-    ws.on('close', (code) => {
-      if (code === CloseCode.messageTooBig) metrics.closed.inc({ code: String(code) });
-      rooms.leave(room, conn);
-    });
-    rooms.join(roomId, conn);
   };
 
   return {

@@ -41,9 +41,9 @@ export function drillRoutes(deps: AppDeps): Hono {
     if (!d) throw notFound('no such drill in this room');
     return d;
   };
-  const publish = (d: StoredDrill): void => {
+  const publish = async (d: StoredDrill): Promise<void> => {
     const entry = entryOf(d, d.revealedAt === null ? [] : drills.answers(d.id));
-    rooms.get(d.roomId).transact((doc) => writeDrill(doc, entry));
+    await (await rooms.load(d.roomId)).transact((doc) => writeDrill(doc, entry));
   };
 
   app.get('/:id/drills', (c) => {
@@ -71,7 +71,7 @@ export function drillRoutes(deps: AppDeps): Hono {
     if (drills.countInRoom(roomId) >= MAX_DRILLS_PER_ROOM) throw new ApiError(ErrorCode.quotaExceeded, `a room holds at most ${MAX_DRILLS_PER_ROOM} drills`);
     const drill: StoredDrill = { id: newId(), roomId, docId: meta.id, items, createdAt: Date.now(), revealedAt: null };
     drills.create(drill);
-    publish(drill);
+    await publish(drill);
     return c.json(entryOf(drill, []), 201);
   });
 
@@ -139,13 +139,13 @@ export function drillRoutes(deps: AppDeps): Hono {
     });
   });
 
-  app.post('/:id/drills/:did/reveal', (c) => {
+  app.post('/:id/drills/:did/reveal', async (c) => {
     const roomId = c.req.param('id');
     requireRole(c, store, roomId, [Role.owner]);
     const drill = drillOf(roomId, c.req.param('did'));
     drills.reveal(drill.id, Date.now());
     const revealed = drillOf(roomId, drill.id);
-    publish(revealed);
+    await publish(revealed);
     hub.changed(drill.id);
     return c.json(entryOf(revealed, drills.answers(drill.id)));
   });

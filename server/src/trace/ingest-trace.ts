@@ -181,6 +181,6 @@ async function storeTrace(
     deps.store.documents.add(roomId, meta, blob);
     deps.store.traces.put(t.sha256, t.stored);
   })();
-  deps.rooms.get(roomId).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
+  await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;
 }

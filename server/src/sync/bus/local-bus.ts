@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { BusKind, type BusFrame } from './frame';
 import type { BusErrorHandler, RoomBus, RoomBusListener } from './room-bus';
 
+/** What a publish answers: it never fails. */
+const NOTHING = Promise.resolve();
+
 /**
  * The in-process bus hub: what Redis is to `RedisRoomBus`. Embedded mode has one instance on it
  * (so nothing is ever delivered); tests may put several.
@@ -33,9 +36,12 @@ export class LocalRoomBus implements RoomBus {
     return [...this.hub.channels].filter(([, m]) => m.has(this.instanceId)).map(([room]) => room);
   }
 
-  async publish(roomId: string, kind: BusKind, data: Uint8Array): Promise<void> {
+  publish(roomId: string, kind: BusKind, data: Uint8Array): Promise<void> {
+    const members = this.hub.channels.get(roomId);
+    // Embedded mode: this instance alone holds its rooms, so nothing is copied or delivered.
+    if (!members || members.size <= 1) return NOTHING;
     const frame: BusFrame = { kind, origin: this.instanceId, data: data.slice() };
-    for (const [id, listener] of this.hub.channels.get(roomId) ?? []) {
+    for (const [id, listener] of members) {
       if (id === this.instanceId) continue;
       queueMicrotask(() => {
         try {
@@ -46,6 +52,7 @@ export class LocalRoomBus implements RoomBus {
         }
       });
     }
+    return NOTHING;
   }
 
   async close(): Promise<void> {

@@ -127,7 +127,7 @@ export class LabEvaluator {
     const results = evaluateLab(lab, data, Date.now());
     // The lab may have been replaced while the data was read: its results are then not written.
     if (readLabView(this.deps.rooms.get(roomId).doc)?.id !== lab.id) return null;
-    this.deps.rooms.get(roomId).transact((doc) => writeLabResults(doc, results));
+    await this.deps.rooms.get(roomId).transact((doc) => writeLabResults(doc, results));
     return results;
   }
 

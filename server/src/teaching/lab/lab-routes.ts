@@ -58,7 +58,7 @@ export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
   }));
 
   const openIn = async (roomId: string, lab: Lab) => {
-    rooms.get(roomId).transact((doc) => writeLab(doc, lab));
+    await (await rooms.load(roomId)).transact((doc) => writeLab(doc, lab));
     evaluator.watch(roomId);
     return evaluator.schedule(roomId);
   };

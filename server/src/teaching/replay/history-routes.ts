@@ -55,7 +55,7 @@ export function historyRoutes(deps: AppDeps): Hono {
     const after = cursorParam(c.req.query('after'));
     const limit = limitParam(c.req.query('limit'));
     // What is queued is committed (and so recorded) before the page is read.
-    if (rooms.isLoaded(roomId)) rooms.get(roomId).flush();
+    rooms.loadedRoom(roomId)?.flush();
     const lines: HistoryLine[] = [];
     if (!after) {
       const s = history.start(roomId, Date.now());
