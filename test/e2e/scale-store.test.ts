@@ -1,15 +1,19 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SyncMode } from '@seam/server';
+import type { DocumentMeta } from '@seam/shared/model';
 import { MIGRATIONS, migrate, openPostgresStore } from '../../server/src/store/postgres';
 import { openPool } from '../../server/src/store/postgres/pool';
 import type { SharedStore } from '../../server/src/store/shared-store';
 import { openSqliteSharedStore } from '../../server/src/store/sqlite-shared-store';
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { describeSharedStore } from '../helpers/scale/store-contract';
+import { describeContentStores } from '../helpers/scale/content-contract';
+import { describeSharedStore, hashes, type ContractBackend, type ContractClock } from '../helpers/scale/store-contract';
 
 let pgServer: TestPostgres;
 let databases = 0;
@@ -20,7 +24,8 @@ afterAll(async () => {
   await pgServer?.close();
 });
 
-describeSharedStore('SQLite (embedded, a file on disk)', async (clock) => {
+/** A fresh SQLite data directory; `second()` opens it again, as another connection would. */
+async function sqliteBackend(clock: ContractClock): Promise<ContractBackend> {
   const dir = mkdtempSync(join(tmpdir(), 'seam-shared-sqlite-'));
   const opened: SharedStore[] = [];
   const open = () => {
@@ -36,10 +41,12 @@ describeSharedStore('SQLite (embedded, a file on disk)', async (clock) => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}
 
-describeSharedStore('PostgreSQL', async (clock) => {
-  const url = await pgServer.createDatabase(`contract_${++databases}`);
+/** A fresh PostgreSQL database; `second()` opens another pool on it, as another instance would. */
+async function postgresBackend(clock: ContractClock): Promise<ContractBackend> {
+  const name = `contract_${++databases}`;
+  const url = await pgServer.createDatabase(name);
   const opened: SharedStore[] = [];
   const open = async () => {
     const s = await openPostgresStore(url, { now: () => clock.t });
@@ -51,9 +58,21 @@ describeSharedStore('PostgreSQL', async (clock) => {
     second: open,
     cleanup: async () => {
       for (const s of opened) await s.close();
+      // Dropped, so that the tens of MB the content tests write are not checkpointed when the outage tests stop PostgreSQL.
+      const admin = openPool(pgServer.url, 1);
+      try {
+        await admin.query(`DROP DATABASE ${name}`);
+      } finally {
+        await admin.end();
+      }
     },
   };
-});
+}
+
+describeSharedStore('SQLite (embedded, a file on disk)', sqliteBackend);
+describeSharedStore('PostgreSQL', postgresBackend);
+describeContentStores('SQLite (embedded, a file on disk)', sqliteBackend);
+describeContentStores('PostgreSQL', postgresBackend);
 
 describe('PostgreSQL schema migrations', () => {
   it('migrates a fresh database once when several instances open it at the same time, and not again later', async () => {
@@ -87,6 +106,40 @@ describe('shared store when its backend is gone', () => {
       expect((await store.roomLog.load('r')).updates.map((u) => [...u])).toEqual([[1]]);
       await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([3])] }]);
       expect((await store.roomLog.load('r')).updates.map((u) => [...u])).toEqual([[1], [3]]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('PostgreSQL stopped: dump, trace and history calls fail with StoreUnavailableError and store nothing', async () => {
+    const url = await pgServer.createDatabase('outage_content');
+    const store = await openPostgresStore(url);
+    const gz = (text: string) => gzipSync(text);
+    const sha = createHash('sha256').update('dump').digest('hex');
+    const meta: DocumentMeta = { id: 'd1', title: 'd', kind: 'hlo', bytes: 4, sha256: sha, createdAt: 1 };
+    const blob = { gzip: gz('dump'), analysisGzip: gz('{}') };
+    const reduced = { summary: gz('s'), ops: gz('o'), strings: gz('t'), overview: gz('v'), blocks: [{ track: 0, block: 0, startUs: 0, endUs: 1, gzip: gz('b') }] };
+    try {
+      await store.rooms.create({ id: 'r', title: 'r', createdAt: 1 }, hashes('r'));
+      await store.documents.putBlob(sha, 4, blob);
+      await store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([1])] }]);
+      await pgServer.stop();
+      const calls: (() => Promise<unknown>)[] = [
+        () => store.documents.add('r', meta, undefined),
+        () => store.documents.textGzip(sha),
+        () => store.traces.put(sha, reduced),
+        () => store.traces.blocks(sha, 0, 0, 1),
+        () => store.history.recordPresenter('r', Date.now(), null),
+        () => store.history.page('r', 0, Date.now(), undefined, 10, 1 << 20),
+        () => store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }]),
+      ];
+      for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await pgServer.start();
+      expect(await store.documents.list('r')).toEqual([]);
+      expect(await store.traces.has(sha)).toBe(false);
+      expect(await store.history.presenterSamples('r', 10)).toEqual([]);
+      const rows = (await store.history.page('r', 0, Date.now(), undefined, 10, 1 << 20)).rows;
+      expect(rows.map((r) => [...r.data])).toEqual([[1]]);
     } finally {
       await store.close();
     }
@@ -141,6 +194,8 @@ describe('shared store when its backend is gone', () => {
       await store.close();
       await expect(store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }])).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(store.roomLog.load('r')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.documents.list('r')).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.history.start('r', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

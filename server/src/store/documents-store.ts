@@ -9,7 +9,8 @@ export interface StoredBlob {
   readonly parts?: Readonly<Record<AnalysisPart, Uint8Array>>;
 }
 
-interface DocumentRow {
+/** A `documents` row as both backends read it. */
+export interface DocumentRow {
   id: string;
   sha256: string;
   title: string;
@@ -29,7 +30,7 @@ interface DocumentRow {
 }
 
 /** A row's module group, when it has one. */
-function moduleOf(r: DocumentRow): ModuleRef | undefined {
+export function moduleOf(r: DocumentRow): ModuleRef | undefined {
   if (r.module_group === null) return undefined;
   const pass = r.pass_index !== null
     ? { index: r.pass_index, ...(r.pass_pipeline !== null ? { pipeline: r.pass_pipeline } : {}), name: r.pass_name ?? '', when: r.pass_when === 'before' ? 'before' as const : 'after' as const }
@@ -41,7 +42,8 @@ function moduleOf(r: DocumentRow): ModuleRef | undefined {
   };
 }
 
-const toMeta = (r: DocumentRow): DocumentMeta => {
+/** A `documents` row as the API's `DocumentMeta`. */
+export const toMeta = (r: DocumentRow): DocumentMeta => {
   const module = moduleOf(r);
   return {
     id: r.id, title: r.title, kind: r.kind as DocumentKind, bytes: r.bytes, sha256: r.sha256, createdAt: r.created_at,
@@ -51,10 +53,11 @@ const toMeta = (r: DocumentRow): DocumentMeta => {
   };
 };
 
-const COLUMNS = 'id, sha256, title, kind, bytes, created_at, added_by, capture_id, module_group, module_name, module_number, module_path, pass_index, pass_pipeline, pass_name, pass_when';
+/** The columns of a document after `room_id`, in the order `rowOf` gives their values. */
+export const COLUMNS = 'id, sha256, title, kind, bytes, created_at, added_by, capture_id, module_group, module_name, module_number, module_path, pass_index, pass_pipeline, pass_name, pass_when';
 
 /** The values of `COLUMNS` after `room_id` for one document; `path` is the file it came from when it is in no module group. */
-function rowOf(meta: DocumentMeta, path?: string): unknown[] {
+export function rowOf(meta: DocumentMeta, path?: string): unknown[] {
   const m = meta.module;
   return [
     meta.id, meta.sha256, meta.title, meta.kind, meta.bytes, meta.createdAt, meta.addedBy ?? null, meta.captureId ?? null,

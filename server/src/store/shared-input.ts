@@ -1,4 +1,9 @@
-import { ROLES, type Role } from '@seam/shared/model';
+import { AnalysisPart } from '@seam/shared/ir';
+import { DocumentMetaSchema, ROLES, type DocumentMeta, type Role } from '@seam/shared/model';
+import type { HistoryCursor, HistoryLimits } from '../teaching/replay/history-store';
+import type { StoredTrace } from '../trace/stored-form';
+import type { TracePart } from '../trace/store';
+import type { StoredBlob } from './documents-store';
 import type { RoomRow } from './rooms-store';
 import { StoreInputError } from './store-errors';
 import type { SharedStore } from './shared-store';
@@ -64,6 +69,132 @@ export function checkRole(role: unknown): asserts role is Role {
   if (!ROLES.includes(role as Role)) throw new StoreInputError(`role must be one of ${ROLES.join(', ')}`);
 }
 
+/**
+ * Largest value the shared store keeps in one row (an analysis part, a trace part or block, an
+ * overview): 256 MiB, a quarter of what PostgreSQL's `bytea` and one protocol message can hold.
+ * A blob's text and whole analysis are stored in chunks (`postgres/documents.ts`) and have no bound
+ * here beyond what one Node.js buffer holds.
+ */
+export const MAX_ROW_VALUE_BYTES = 256 * 1024 * 1024;
+
+/** Longest presenter sample (its JSON, in UTF-8 bytes) the history keeps: 64 KiB, four times an awareness state's default bound. */
+export const MAX_PRESENTER_BYTES = 64 * 1024;
+
+/** Throws `StoreInputError` unless `sha256` is 64 lowercase hex digits (the key of blobs and traces). */
+export function checkSha256(sha256: unknown): asserts sha256 is string {
+  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) throw new StoreInputError(`sha256 must be 64 lowercase hex digits, got ${JSON.stringify(String(sha256)).slice(0, 80)}`);
+}
+
+/** Throws `StoreInputError` unless `bytes` is gzip (its magic number first) of at most `max` bytes: stored bodies are served as they are. */
+export function checkGzip(what: string, bytes: unknown, max: number = MAX_ROW_VALUE_BYTES): asserts bytes is Uint8Array {
+  if (!(bytes instanceof Uint8Array) || bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new StoreInputError(`${what} must be gzip`);
+  if (bytes.length > max) throw new StoreInputError(`${what} is ${bytes.length} bytes, over the ${max} one value may hold`);
+}
+
+/** Throws `StoreInputError` unless `value` is a number (±Infinity allowed, as an open end of a window), not NaN. */
+function checkNumber(what: string, value: unknown): asserts value is number {
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new StoreInputError(`${what} must be a number`);
+}
+
+/** Whether any string in `value` (an object's keys and values, deeply) holds a NUL, which PostgreSQL's text cannot. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([k, v]) => k.includes('\0') || hasNul(v));
+}
+
+/** Checks a document's metadata: `DocumentMetaSchema`, a non-empty id, a sha256, integer bytes and time, no NUL anywhere. */
+export function checkDocumentMeta(meta: unknown): asserts meta is DocumentMeta {
+  const parsed = DocumentMetaSchema.safeParse(meta);
+  if (!parsed.success) throw new StoreInputError(`document metadata is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const m = meta as DocumentMeta;
+  checkText('document id', m.id);
+  if (m.id.length === 0) throw new StoreInputError('document id must not be empty');
+  checkSha256(m.sha256);
+  checkInteger('document bytes', m.bytes, 0);
+  checkInteger('document createdAt', m.createdAt, 0);
+  if (hasNul(meta)) throw new StoreInputError('document metadata must hold no NUL');
+}
+
+/** Checks a blob's analysis parts: exactly the `AnalysisPart`s, each gzip. */
+export function checkAnalysisParts(parts: unknown): asserts parts is Readonly<Record<AnalysisPart, Uint8Array>> {
+  checkObject('analysis parts', parts);
+  const names = Object.keys(parts as object).sort();
+  if (names.join() !== Object.values(AnalysisPart).sort().join()) throw new StoreInputError(`analysis parts must be exactly ${Object.values(AnalysisPart).join(', ')}`);
+  for (const name of names) checkGzip(`analysis part ${name}`, (parts as Record<string, unknown>)[name]);
+}
+
+/** Checks a blob's bodies: gzip of the text and of the analysis (chunked, so only Node's buffer bounds them), and its parts when given. */
+export function checkStoredBlob(blob: unknown): asserts blob is StoredBlob {
+  checkObject('blob', blob);
+  const { gzip, analysisGzip, parts } = blob as Partial<StoredBlob>;
+  checkGzip('blob text', gzip, Number.MAX_SAFE_INTEGER);
+  checkGzip('blob analysis', analysisGzip, Number.MAX_SAFE_INTEGER);
+  if (parts !== undefined) checkAnalysisParts(parts);
+}
+
+/** Checks the part named: one of the `AnalysisPart`s. */
+function checkAnalysisPart(part: unknown): asserts part is AnalysisPart {
+  if (!(Object.values(AnalysisPart) as unknown[]).includes(part)) throw new StoreInputError(`analysis part must be one of ${Object.values(AnalysisPart).join(', ')}`);
+}
+
+const TRACE_PARTS: readonly TracePart[] = ['summary', 'ops', 'strings'];
+
+/** Checks a reduced trace as stored: gzip parts and overview, and blocks each named once by (track, block), with a span. */
+export function checkStoredTrace(t: unknown): asserts t is StoredTrace {
+  checkObject('stored trace', t);
+  const { summary, ops, strings, overview, blocks } = t as Partial<StoredTrace>;
+  checkGzip('trace summary', summary);
+  checkGzip('trace ops', ops);
+  checkGzip('trace strings', strings);
+  checkGzip('trace overview', overview);
+  if (!Array.isArray(blocks)) throw new StoreInputError('trace blocks must be an array');
+  const seen = new Set<string>();
+  for (const [i, b] of blocks.entries()) {
+    checkObject(`trace block ${i}`, b);
+    const { track, block, startUs, endUs, gzip } = b as Partial<StoredTrace['blocks'][number]>;
+    checkInteger(`track of trace block ${i}`, track, 0);
+    checkInteger(`number of trace block ${i}`, block, 0);
+    checkNumber(`start of trace block ${i}`, startUs);
+    checkNumber(`end of trace block ${i}`, endUs);
+    checkGzip(`trace block ${i}`, gzip);
+    const key = `${track}.${block}`;
+    if (seen.has(key)) throw new StoreInputError(`trace block ${block} of track ${track} is given twice`);
+    seen.add(key);
+  }
+}
+
+/** Checks the part named: one of the trace reduction's parts. */
+function checkTracePart(part: unknown): asserts part is TracePart {
+  if (!(TRACE_PARTS as unknown[]).includes(part)) throw new StoreInputError(`trace part must be one of ${TRACE_PARTS.join(', ')}`);
+}
+
+/** Checks a presenter sample: `null` or an object whose JSON has no NUL and fits `MAX_PRESENTER_BYTES`. */
+function checkPresenterView(view: unknown): void {
+  if (view === null) return;
+  checkObject('presenter sample', view);
+  if (hasNul(view)) throw new StoreInputError('presenter sample must hold no NUL');
+  const bytes = Buffer.byteLength(JSON.stringify(view));
+  if (bytes > MAX_PRESENTER_BYTES) throw new StoreInputError(`presenter sample is ${bytes} bytes, over ${MAX_PRESENTER_BYTES}`);
+}
+
+/** Checks a room history's bounds: whole bytes and seconds. */
+function checkHistoryLimits(limits: unknown): asserts limits is HistoryLimits {
+  checkObject('history limits', limits);
+  const { historyBytes, historySeconds } = limits as Partial<HistoryLimits>;
+  checkInteger('historyBytes', historyBytes, 0);
+  checkInteger('historySeconds', historySeconds, 0);
+}
+
+/** Checks a history cursor: absent, or the time and id of an entry. */
+function checkCursor(after: unknown): asserts after is HistoryCursor | undefined {
+  if (after === undefined) return;
+  checkObject('history cursor', after);
+  const { at, id } = after as Partial<HistoryCursor>;
+  checkInteger('cursor time', at, 0);
+  checkInteger('cursor id', id, 0);
+}
+
 function checkObject(what: string, value: unknown): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreInputError(`${what} must be an object`);
 }
@@ -74,7 +205,7 @@ function checkObject(what: string, value: unknown): void {
  * refuse the same things.
  */
 export function validated(store: SharedStore): SharedStore {
-  const { roomLog, rooms, jobs } = store;
+  const { roomLog, rooms, jobs, documents, traces, history } = store;
   return {
     roomLog: {
       load: async (roomId) => {
@@ -184,6 +315,157 @@ export function validated(store: SharedStore): SharedStore {
       sweep: async (retryWaitMs) => {
         checkInteger('retryWaitMs', retryWaitMs, 0);
         return jobs.sweep(retryWaitMs);
+      },
+    },
+    documents: {
+      usage: async (roomId) => {
+        checkRoomId(roomId);
+        return documents.usage(roomId);
+      },
+      hasBlob: async (sha256) => {
+        checkSha256(sha256);
+        return documents.hasBlob(sha256);
+      },
+      add: async (roomId, meta, blob) => {
+        checkRoomId(roomId);
+        checkDocumentMeta(meta);
+        if (blob !== undefined) checkStoredBlob(blob);
+        return documents.add(roomId, meta, blob);
+      },
+      putBlob: async (sha256, bytes, blob) => {
+        checkSha256(sha256);
+        checkInteger('blob bytes', bytes, 0);
+        checkStoredBlob(blob);
+        return documents.putBlob(sha256, bytes, blob);
+      },
+      addAll: async (roomId, docs, check) => {
+        checkRoomId(roomId);
+        if (!Array.isArray(docs)) throw new StoreInputError('documents must be an array');
+        for (const d of docs) {
+          checkObject('document', d);
+          checkDocumentMeta(d.meta);
+          if (d.path !== undefined) checkText('document path', d.path);
+        }
+        if (check !== undefined && typeof check !== 'function') throw new StoreInputError('check must be a function');
+        return documents.addAll(roomId, docs, check);
+      },
+      setPath: async (roomId, id, path) => {
+        checkRoomId(roomId);
+        checkText('document id', id);
+        checkText('document path', path);
+        return documents.setPath(roomId, id, path);
+      },
+      remove: async (roomId, id) => {
+        checkRoomId(roomId);
+        checkText('document id', id);
+        return documents.remove(roomId, id);
+      },
+      hasFile: async (roomId, path, sha256) => {
+        checkRoomId(roomId);
+        checkText('document path', path);
+        checkSha256(sha256);
+        return documents.hasFile(roomId, path, sha256);
+      },
+      roomHasBlob: async (roomId, sha256) => {
+        checkRoomId(roomId);
+        checkSha256(sha256);
+        return documents.roomHasBlob(roomId, sha256);
+      },
+      moduleRefs: async (roomId) => {
+        checkRoomId(roomId);
+        return documents.moduleRefs(roomId);
+      },
+      list: async (roomId) => {
+        checkRoomId(roomId);
+        return documents.list(roomId);
+      },
+      get: async (roomId, id) => {
+        checkRoomId(roomId);
+        checkText('document id', id);
+        return documents.get(roomId, id);
+      },
+      textGzip: async (sha256) => {
+        checkSha256(sha256);
+        return documents.textGzip(sha256);
+      },
+      analysisGzip: async (sha256) => {
+        checkSha256(sha256);
+        return documents.analysisGzip(sha256);
+      },
+      analysisPartGzip: async (sha256, part) => {
+        checkSha256(sha256);
+        checkAnalysisPart(part);
+        return documents.analysisPartGzip(sha256, part);
+      },
+      putAnalysisParts: async (sha256, parts) => {
+        checkSha256(sha256);
+        checkAnalysisParts(parts);
+        return documents.putAnalysisParts(sha256, parts);
+      },
+    },
+    traces: {
+      has: async (sha256) => {
+        checkSha256(sha256);
+        return traces.has(sha256);
+      },
+      put: async (sha256, t) => {
+        checkSha256(sha256);
+        checkStoredTrace(t);
+        return traces.put(sha256, t);
+      },
+      overview: async (sha256) => {
+        checkSha256(sha256);
+        return traces.overview(sha256);
+      },
+      putOverview: async (sha256, gzip) => {
+        checkSha256(sha256);
+        checkGzip('trace overview', gzip);
+        return traces.putOverview(sha256, gzip);
+      },
+      part: async (sha256, part) => {
+        checkSha256(sha256);
+        checkTracePart(part);
+        return traces.part(sha256, part);
+      },
+      blocks: async (sha256, track, fromUs, toUs) => {
+        checkSha256(sha256);
+        checkInteger('track', track, 0);
+        checkNumber('fromUs', fromUs);
+        checkNumber('toUs', toUs);
+        return traces.blocks(sha256, track, fromUs, toUs);
+      },
+    },
+    history: {
+      recordPresenter: async (roomId, at, view) => {
+        checkRoomId(roomId);
+        checkInteger('at', at, 0);
+        checkPresenterView(view);
+        return history.recordPresenter(roomId, at, view);
+      },
+      trim: async (roomId, limits, now) => {
+        checkRoomId(roomId);
+        checkHistoryLimits(limits);
+        checkInteger('now', now, 0);
+        return history.trim(roomId, limits, now);
+      },
+      start: async (roomId, now) => {
+        checkRoomId(roomId);
+        checkInteger('now', now, 0);
+        return history.start(roomId, now);
+      },
+      presenterSamples: async (roomId, limit) => {
+        checkRoomId(roomId);
+        checkInteger('limit', limit, 1);
+        return history.presenterSamples(roomId, limit);
+      },
+      page: async (roomId, from, to, after, limit, maxBytes) => {
+        checkRoomId(roomId);
+        checkInteger('from', from, 0);
+        checkInteger('to', to, 0);
+        checkCursor(after);
+        checkInteger('limit', limit, 1);
+        checkInteger('maxBytes', maxBytes, 1);
+        return history.page(roomId, from, to, after, limit, maxBytes);
       },
     },
     close: () => store.close(),

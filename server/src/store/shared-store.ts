@@ -1,4 +1,7 @@
 import type { JobQueue } from '../jobs/queue';
+import type { HistoryStore } from '../teaching/replay/history-store';
+import type { TraceStore } from '../trace/store';
+import type { DocumentsStore } from './documents-store';
 import type { RoomsStore } from './rooms-store';
 import type { UpdatesStore } from './updates-store';
 
@@ -10,7 +13,8 @@ export type AsyncOf<T, K extends keyof T> = {
 /**
  * The room update log: load a room (snapshot, then the log after it, and the id of its last
  * update), append the batches of several rooms in one transaction (all or nothing; per batch the
- * id of its last update), compact a room's log through an id into a snapshot. Ids increase within
+ * id of its last update; each update also goes into the room's replay history, in the same
+ * transaction), compact a room's log through an id into a snapshot. Ids increase within
  * a room in commit order; they mean nothing across rooms or backends.
  */
 export type RoomLog = AsyncOf<UpdatesStore, 'load' | 'appendRooms' | 'compact'>;
@@ -27,9 +31,36 @@ export type JobLeases = AsyncOf<
   'enqueue' | 'get' | 'listRoom' | 'heldBy' | 'lease' | 'renew' | 'setPhase' | 'cancel' | 'claimResult' | 'complete' | 'fail' | 'sweep'
 >;
 
+/** The methods of the embedded `DocumentsStore` the shared store serves. */
+export const DOCUMENT_METHODS = [
+  'usage', 'hasBlob', 'add', 'putBlob', 'addAll', 'setPath', 'remove', 'hasFile', 'roomHasBlob', 'moduleRefs', 'list', 'get',
+  'textGzip', 'analysisGzip', 'analysisPartGzip', 'putAnalysisParts',
+] as const satisfies readonly (keyof DocumentsStore)[];
+
 /**
- * What instances of Seam must share to serve any room from any instance: the room log, the
- * rooms, the job queue. One interface, two implementations that pass one contract suite: the
+ * Dumps: blobs by sha256 (gzip of the text and of the analysis, stored once across rooms), their
+ * analysis parts, and the rooms' documents that point at them. Bodies are stored and served gzipped.
+ */
+export type DocumentBlobs = AsyncOf<DocumentsStore, (typeof DOCUMENT_METHODS)[number]>;
+
+/** The methods of the embedded `TraceStore` the shared store serves. */
+export const TRACE_METHODS = ['has', 'put', 'overview', 'putOverview', 'part', 'blocks'] as const satisfies readonly (keyof TraceStore)[];
+
+/** Reduced traces by sha256: the reduction's parts, the overview, and each track's events in blocks read by time window. */
+export type TraceBlocks = AsyncOf<TraceStore, (typeof TRACE_METHODS)[number]>;
+
+/**
+ * The methods of the embedded `HistoryStore` the shared store serves. Updates are not among them:
+ * `RoomLog.appendRooms` records them in the transaction that appends them to the log.
+ */
+export const HISTORY_METHODS = ['recordPresenter', 'trim', 'start', 'presenterSamples', 'page'] as const satisfies readonly (keyof HistoryStore)[];
+
+/** Each room's timed history for replay: presenter samples, bounds, where it starts, pages of entries. */
+export type ReplayHistory = AsyncOf<HistoryStore, (typeof HISTORY_METHODS)[number]>;
+
+/**
+ * What instances of Seam must share to serve any room from any instance: the room log (with the
+ * replay history it records), the rooms, the job queue, the dumps and the traces. One interface, two implementations that pass one contract suite: the
  * embedded SQLite store (`sqlite-shared-store.ts`, for one instance) and PostgreSQL
  * (`postgres/`, for many). Every method validates its input first and throws `StoreInputError`
  * without writing; a backend that cannot be reached or refuses the write makes it throw
@@ -39,6 +70,9 @@ export interface SharedStore {
   readonly roomLog: RoomLog;
   readonly rooms: RoomDirectory;
   readonly jobs: JobLeases;
+  readonly documents: DocumentBlobs;
+  readonly traces: TraceBlocks;
+  readonly history: ReplayHistory;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

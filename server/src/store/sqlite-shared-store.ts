@@ -3,7 +3,7 @@ import type { SyncMode } from '../config';
 import { JobQueue } from '../jobs/queue';
 import { openStore, type Store } from './index';
 import { validated } from './shared-input';
-import type { AsyncOf, SharedStore } from './shared-store';
+import { DOCUMENT_METHODS, HISTORY_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -45,6 +45,9 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
     jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
+    documents: asyncOf(store.documents, 'documents', DOCUMENT_METHODS),
+    traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
+    history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
     close: async () => {
       if (closeStore) store.close();
     },

@@ -4,7 +4,8 @@ import { OVERVIEW_VERSION, TRACE_FORM_VERSION, type StoredTrace } from './stored
 /** A stored reduction's parts served whole, gzipped JSON. */
 export type TracePart = 'summary' | 'ops' | 'strings';
 
-const COLUMN: Record<TracePart, string> = { summary: 'summary_gzip', ops: 'ops_gzip', strings: 'strings_gzip' };
+/** The `trace_reductions` column of each part. */
+export const TRACE_PART_COLUMN: Record<TracePart, string> = { summary: 'summary_gzip', ops: 'ops_gzip', strings: 'strings_gzip' };
 
 /**
  * Reduced traces, by the sha256 of the trace's (decompressed) bytes, stored once across rooms:
@@ -35,7 +36,7 @@ export class TraceStore {
     this.hasStmt = db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM trace_reductions WHERE sha256 = ? AND version = ?');
     this.putReduction = db.prepare('INSERT OR REPLACE INTO trace_reductions (sha256, version, summary_gzip, ops_gzip, strings_gzip) VALUES (?, ?, ?, ?, ?)');
     this.putBlock = db.prepare('INSERT OR REPLACE INTO trace_blocks (sha256, track, block, start_us, end_us, gzip) VALUES (?, ?, ?, ?, ?, ?)');
-    const part = (p: TracePart) => db.prepare<[string, number], { gzip: Buffer }>(`SELECT ${COLUMN[p]} AS gzip FROM trace_reductions WHERE sha256 = ? AND version = ?`);
+    const part = (p: TracePart) => db.prepare<[string, number], { gzip: Buffer }>(`SELECT ${TRACE_PART_COLUMN[p]} AS gzip FROM trace_reductions WHERE sha256 = ? AND version = ?`);
     this.partStmts = { summary: part('summary'), ops: part('ops'), strings: part('strings') };
     this.blocksStmt = db.prepare<[string, number, number, number], { gzip: Buffer }>(
       'SELECT gzip FROM trace_blocks WHERE sha256 = ? AND track = ? AND start_us <= ? AND end_us >= ? ORDER BY block',

@@ -22,11 +22,12 @@ export interface ContractClock {
 
 const request = (runner?: string) => CaptureRequestSchema.parse({ program: 'def f():\n    return 1\n', entry: 'f', args: [], ...(runner ? { runner } : {}) });
 const hash = (s: string) => createHash('sha256').update(s).digest();
-const hashes = (room: string): Record<Role, Buffer> => Object.fromEntries(ROLES.map((r) => [r, hash(`${room}:${r}`)])) as Record<Role, Buffer>;
+/** One SHA-256 token hash per role, derived from the room id. */
+export const hashes = (room: string): Record<Role, Buffer> => Object.fromEntries(ROLES.map((r) => [r, hash(`${room}:${r}`)])) as Record<Role, Buffer>;
 const bytes = (...b: number[]) => new Uint8Array(b);
 
 /** Yjs updates that each set one key of map `m` (so a loaded room can be checked by content). */
-function keyUpdates(keys: readonly string[]): Uint8Array[] {
+export function keyUpdates(keys: readonly string[]): Uint8Array[] {
   const doc = new Y.Doc();
   const out: Uint8Array[] = [];
   doc.on('update', (u: Uint8Array) => out.push(u));
@@ -36,7 +37,7 @@ function keyUpdates(keys: readonly string[]): Uint8Array[] {
 }
 
 /** The keys of map `m` in the document a loaded room state rebuilds. */
-function loadedKeys(state: { snapshot: Uint8Array | undefined; updates: readonly Uint8Array[] }): string[] {
+export function loadedKeys(state: { snapshot: Uint8Array | undefined; updates: readonly Uint8Array[] }): string[] {
   const doc = new Y.Doc();
   if (state.snapshot) Y.applyUpdate(doc, state.snapshot);
   for (const u of state.updates) Y.applyUpdate(doc, u);

@@ -1,10 +1,13 @@
 import { validated } from '../shared-input';
 import type { SharedStore } from '../shared-store';
+import { postgresDocuments } from './documents';
+import { postgresHistory } from './history';
 import { postgresJobs } from './jobs';
 import { migrate } from './migrations';
 import { openPool } from './pool';
 import { postgresRoomLog } from './room-log';
 import { postgresRooms } from './rooms';
+import { postgresTraces } from './traces';
 
 export { MIGRATIONS, migrate } from './migrations';
 
@@ -25,6 +28,9 @@ export async function openPostgresStore(url: string, opts: { max?: number; now?:
     roomLog: postgresRoomLog(pool),
     rooms: postgresRooms(pool),
     jobs: postgresJobs(pool, opts.now),
+    documents: postgresDocuments(pool),
+    traces: postgresTraces(pool),
+    history: postgresHistory(pool),
     close: () => pool.end(),
   });
 }

@@ -75,6 +75,108 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX capture_jobs_room ON capture_jobs (room_id, created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'blobs in chunks, analysis parts, documents',
+    // A blob's bodies (gzip of the text, gzip of the whole analysis) are cut into `blob_chunks`
+    // rows (postgres/documents.ts): a trace's text may be gigabytes, past what one bytea holds.
+    sql: `
+      CREATE TABLE blobs (
+        sha256 TEXT PRIMARY KEY,
+        bytes BIGINT NOT NULL,
+        gzip_bytes BIGINT NOT NULL,
+        analysis_bytes BIGINT NOT NULL
+      );
+      CREATE TABLE blob_chunks (
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        body SMALLINT NOT NULL,
+        seq INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (sha256, body, seq)
+      );
+      CREATE TABLE analysis_parts (
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        part TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        gzip BYTEA NOT NULL,
+        PRIMARY KEY (sha256, part)
+      );
+      CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        title TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        added_by TEXT,
+        capture_id TEXT,
+        module_group TEXT,
+        module_name TEXT,
+        module_number INTEGER,
+        module_path TEXT,
+        pass_index INTEGER,
+        pass_pipeline TEXT,
+        pass_name TEXT,
+        pass_when TEXT
+      );
+      CREATE INDEX documents_by_room ON documents (room_id, created_at);
+      CREATE INDEX documents_by_path ON documents (room_id, module_path);
+      CREATE INDEX documents_by_blob ON documents (room_id, sha256);
+    `,
+  },
+  {
+    version: 3,
+    name: 'trace reductions, blocks, overviews',
+    sql: `
+      CREATE TABLE trace_reductions (
+        sha256 TEXT PRIMARY KEY REFERENCES blobs(sha256),
+        version INTEGER NOT NULL,
+        summary_gzip BYTEA NOT NULL,
+        ops_gzip BYTEA NOT NULL,
+        strings_gzip BYTEA NOT NULL
+      );
+      CREATE TABLE trace_blocks (
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        track INTEGER NOT NULL,
+        block INTEGER NOT NULL,
+        start_us DOUBLE PRECISION NOT NULL,
+        end_us DOUBLE PRECISION NOT NULL,
+        gzip BYTEA NOT NULL,
+        PRIMARY KEY (sha256, track, block)
+      );
+      CREATE TABLE trace_overviews (
+        sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+        version TEXT NOT NULL,
+        gzip BYTEA NOT NULL,
+        PRIMARY KEY (sha256, version)
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: 'replay history',
+    // Ids come from one identity, but every writer of a room's history holds the room's head row
+    // (room_heads) while it writes, so within a room ids and times follow commit order.
+    sql: `
+      CREATE TABLE room_history (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        room_id TEXT NOT NULL,
+        at BIGINT NOT NULL,
+        kind SMALLINT NOT NULL,
+        data BYTEA NOT NULL
+      );
+      CREATE INDEX room_history_by_time ON room_history (room_id, at, id);
+      CREATE TABLE room_history_base (
+        room_id TEXT PRIMARY KEY,
+        data BYTEA NOT NULL,
+        starts_at BIGINT NOT NULL,
+        last_at BIGINT NOT NULL,
+        bytes BIGINT NOT NULL,
+        dropped BOOLEAN NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */

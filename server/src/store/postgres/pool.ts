@@ -83,3 +83,8 @@ export async function transaction<T>(pool: pg.Pool, operation: string, fn: (clie
     client.release(broken);
   }
 }
+
+/** Bytes as pg sends them as `bytea` (a Buffer over the same memory, no copy). */
+export function bytea(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}

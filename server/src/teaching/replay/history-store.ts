@@ -39,7 +39,7 @@ export interface HistoryCursor {
 export const HISTORY_TRIM_TO = 0.9;
 
 /** An empty document as an update: what a room with nothing stored starts from. */
-const EMPTY_STATE = Y.encodeStateAsUpdate(new Y.Doc());
+export const EMPTY_STATE = Y.encodeStateAsUpdate(new Y.Doc());
 
 interface BaseRow {
   data: Buffer;
