@@ -1,16 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { analyze } from '@seam/shared/ir';
-import type { DrillEntry, DrillQuestion } from '@seam/shared/teaching';
+import type { Browser } from 'playwright-core';
+import type { DrillEntry } from '@seam/shared/teaching';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { lineVisible } from '../helpers/dump-room';
+import { annotateToolbar, COURSE, newestDrill, rightAnswer, screenshots, selectedLines } from './teaching-kit';
 
-/** The course's drill program at 16×32 (x @ wq, x @ wk, x @ wv, q @ kᵀ), as JAX lowers it. */
-const COURSE = readFileSync(new URL('../fixtures/drill/course.stablehlo.mlir', import.meta.url), 'utf8');
-const INDEX = analyze(COURSE, 'stablehlo').index;
 /** Student names; the last is markup, which must show as text. */
 const STUDENTS = ['Ana', 'Ben', 'Chloé', 'Dev', '<b>Eve</b>'];
 
@@ -20,33 +15,13 @@ let room: CreatedRoom;
 let teacher: Person;
 const students: Person[] = [];
 const errors: string[] = [];
-const shots: string[] = [];
+const shots = screenshots('drill');
 
-/** The right answer to a question, read from the IR index of the course dump. */
-function rightAnswer(q: DrillQuestion): string {
-  const dot = INDEX.dots.find((d) => d.name === q.subject);
-  if (q.ask === 'einsum' && dot) return dot.einsum;
-  if (q.ask === 'contracting' && dot) return `[${dot.lhsContracting.join(',')}] x [${dot.rhsContracting.join(',')}]`;
-  if (q.ask === 'batch' && dot) return dot.lhsBatch.length ? `[${dot.lhsBatch.join(',')}] x [${dot.rhsBatch.join(',')}]` : 'none';
-  const value = INDEX.values.find((v) => v.name === q.subject);
-  if (q.ask === 'bytes' && value) return `${value.bytes / 1024} KiB`;
-  throw new Error(`no answer for ${q.ask} ${q.subject}`);
-}
 /** Student `s` answers question `k` wrong when this holds: every question gets some wrong, every student some right. */
 const answersWrong = (s: number, k: number): boolean => (s + k) % 3 === 0;
 
-async function drillOf(): Promise<DrillEntry> {
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/drills`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
-  const { drills } = (await res.json()) as { drills: DrillEntry[] };
-  if (!drills[0]) throw new Error('no drill');
-  return drills[0];
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  const path = join(tmpdir(), `seam-drill-${name}.png`);
-  await page.screenshot({ path });
-  shots.push(path);
-}
+const drillOf = (): Promise<DrillEntry> => newestDrill(server, room.id, room.tokens.viewer);
+const shoot = shots.shoot;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
@@ -63,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  console.log(`drill screenshots: ${shots.join(', ')}`);
+  console.log(`drill screenshots: ${shots.paths.join(', ')}`);
 });
 
 describe('a drill in a class of five', () => {
@@ -81,15 +56,34 @@ describe('a drill in a class of five', () => {
     }
   });
 
-  it('a student showing a question\'s line sees it selected in the dump', async () => {
-    const q = drill.questions[0]!;
+  it('a student typing an answer shows the question\'s line: the dump scrolls to it and selects it, and the typing goes on in the answer box', async () => {
     const page = students[0]!.page;
-    await page.locator(`li[data-question="${q.id}"]`).getByRole('button', { name: `Show line ${q.line}` }).click();
-    const selected = () => page.evaluate(() => document.getSelection()?.toString() ?? '');
-    await expect.poll(selected).toContain(`${q.subject} = stablehlo.dot_general`);
-    // The selected line offers the annotate toolbar like any other; moving the caret puts it away.
-    await page.keyboard.press('ArrowRight');
-    await expect.poll(() => page.getByRole('button', { name: 'Question', exact: true }).count()).toBe(0);
+    // The earliest line asked about, out of view: the dump in a short window, scrolled to its end.
+    const q = [...drill.questions].sort((a, b) => a.line - b.line)[0]!;
+    const subject = `${q.subject} = stablehlo.`;
+    await page.setViewportSize({ width: 1400, height: 380 });
+    await page.locator('.cm-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect.poll(() => lineVisible(page, subject)).toBe(false);
+    const li = page.locator(`li[data-question="${q.id}"]`);
+    await li.getByRole('textbox').click();
+    await page.keyboard.type('ij,');
+    await li.getByRole('button', { name: `Show line ${q.line}` }).click();
+    await expect.poll(() => lineVisible(page, subject)).toBe(true);
+    await expect.poll(() => selectedLines(page)).toEqual([expect.stringContaining(subject)]);
+    await page.keyboard.type('jk');
+    expect(await li.getByRole('textbox').inputValue()).toBe('ij,jk');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Answer to ${q.id}`);
+    // No annotate toolbar over the line: the selection is shown, not offered for a note.
+    expect(await annotateToolbar(page).count()).toBe(0);
+    await shoot(page, 'show-line');
+    // Selecting in the dump by hand still offers the toolbar.
+    await page.locator('.cm-line', { hasText: subject }).click();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await annotateToolbar(page).waitFor();
+    await page.keyboard.press('Escape');
+    await li.getByRole('textbox').fill('');
+    await page.setViewportSize({ width: 1400, height: 900 });
   });
 
   it('students answer privately and the instructor sees each answer arrive, right and wrong', async () => {

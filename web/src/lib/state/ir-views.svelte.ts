@@ -46,7 +46,7 @@ export class IrViewsState {
   remoteHover = $state.raw<LineRef | null>(null);
   mappingOpen = $state(false);
   /** A range to reveal in a pane (Mapping rows, Spills rows); `at` makes repeats distinct. */
-  reveal = $state.raw<{ docId: string; from: number; to: number; at: number } | null>(null);
+  reveal = $state.raw<{ docId: string; from: number; to: number; at: number; focus?: boolean } | null>(null);
   /** The measured op times of a trace linked to each optimized HLO document, by document id. */
   opTimes = $state.raw<Record<string, OpTimes>>({});
   /**
