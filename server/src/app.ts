@@ -23,7 +23,11 @@ import { traceRoutes } from './trace/routes';
 import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
 import type { Store } from './store';
+import type { RoomDirectory, SharedStore } from './store/shared-store';
+import { StoreUnavailableError } from './store/store-errors';
 import type { TextCache } from './store/text-cache';
+import type { RoomBus } from './sync/bus/room-bus';
+import { RoomCommitError } from './sync/room';
 import type { Rooms } from './sync/rooms';
 
 /** What the HTTP app is built from; `startServer` (or a test) builds these and injects them. */
@@ -40,7 +44,23 @@ export interface AppDeps {
   readonly traceReducers?: TraceReducers;
   /** The capture job queue; its routes are mounted when present. */
   readonly jobs?: CaptureService;
+  /**
+   * Rooms and their role tokens as every instance sees them: the shared store's in scaled mode,
+   * the embedded store's (answered at once) otherwise. Absent: the embedded store's.
+   */
+  readonly directory?: RoomDirectory;
+  /** Scaled mode: the shared store and the room bus this instance uses; absent in embedded mode. */
+  readonly scaled?: { readonly shared: SharedStore; readonly bus: RoomBus };
+  /** What `/healthz` reports besides `ok` (scaled mode: whether PostgreSQL and Redis answer). */
+  readonly health?: () => Promise<Record<string, unknown>>;
 }
+
+/**
+ * What scaled mode does not serve yet, because its data is still kept per instance (dumps,
+ * traces, imports, captures and runners, drills, labs, replay history, exports): refused with
+ * `not_in_scaled_mode` rather than answered differently by each instance (docs/storage.md).
+ */
+const INSTANCE_LOCAL = /^\/api\/(?:labs$|rooms\/[^/]+\/(?:documents|blobs|imports|captures|runners|drills|history|lab|export\.json|export\.md)(?:\/|$)|runners?(?:\/|$))/;
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.badRequest,
@@ -65,6 +85,14 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.use(securityHeaders(webAppScriptHashes(deps.config.webDir)));
   app.use('/api/*', apiNoStore);
+  if (deps.scaled) {
+    app.use('/api/*', async (c, next) => {
+      if (INSTANCE_LOCAL.test(c.req.path)) {
+        throw new ApiError(ErrorCode.notInScaledMode, 'not served in scaled mode yet: its data is kept per instance');
+      }
+      await next();
+    });
+  }
   app.route('/', opsRoutes(deps));
   app.route('/api/config', configRoutes(deps));
   app.route('/api', labRoutes(deps));
@@ -84,6 +112,11 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', webRoutes(deps));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json({ error: { code: err.code, message: err.message } }, err.status);
+    // The shared store could not be reached: nothing of the request was stored.
+    if (err instanceof StoreUnavailableError || (err instanceof RoomCommitError && err.cause instanceof StoreUnavailableError)) {
+      deps.log.warn({ err, path: c.req.path }, 'store unavailable');
+      return c.json({ error: { code: ErrorCode.storeUnavailable, message: 'the store could not be reached; nothing was stored' } }, 503);
+    }
     if (err instanceof HTTPException) {
       const code = STATUS_CODES[err.status] ?? ErrorCode.internal;
       const message = err.status === 413 ? 'request body too large' : err.message || code;

@@ -40,4 +40,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SEAM_SYNC_MODE: 'off' })).toThrow(/SEAM_SYNC_MODE/);
     expect(() => loadConfig({ SEAM_ROOM_BYTES: '-1' })).toThrow(/SEAM_ROOM_BYTES/);
   });
+
+  it('reads scaled mode from both URLs, and refuses one without the other or a URL of another scheme', () => {
+    expect(loadConfig({}).scaled).toBeUndefined();
+    const c = loadConfig({ SEAM_DATABASE_URL: 'postgres://seam@127.0.0.1:5432/seam', SEAM_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(c.scaled).toEqual({ databaseUrl: 'postgres://seam@127.0.0.1:5432/seam', redisUrl: 'redis://127.0.0.1:6379' });
+    expect(() => loadConfig({ SEAM_DATABASE_URL: 'postgres://h/db' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SEAM_DATABASE_URL: 'postgres://h/db' })).toThrow(/SEAM_REDIS_URL/);
+    expect(() => loadConfig({ SEAM_REDIS_URL: 'redis://h' })).toThrow(/SEAM_DATABASE_URL/);
+    expect(() => loadConfig({ SEAM_DATABASE_URL: 'mysql://h/db', SEAM_REDIS_URL: 'redis://h' })).toThrow(/SEAM_DATABASE_URL must be a postgres/);
+    expect(() => loadConfig({ SEAM_DATABASE_URL: 'postgres://h/db', SEAM_REDIS_URL: 'http://h' })).toThrow(/SEAM_REDIS_URL must be a redis/);
+  });
 });

@@ -98,7 +98,17 @@ export interface Config {
   readonly roomCreation: RoomCreation;
   /** `SEAM_OPERATOR_TOKEN`: a secret (32+ characters) that creates rooms without an invitation. */
   readonly operatorToken: string | undefined;
+  /** Scaled mode (`SEAM_DATABASE_URL` and `SEAM_REDIS_URL`, both or neither); undefined: embedded mode. */
+  readonly scaled: ScaledConfig | undefined;
   readonly limits: Limits;
+}
+
+/** Where the instances of a scaled deployment keep and exchange what they share (docs/storage.md). */
+export interface ScaledConfig {
+  /** `postgres://…` (or `postgresql://…`): the rooms, their tokens and their update logs. */
+  readonly databaseUrl: string;
+  /** `redis://…` (or `rediss://…`): the room bus between instances. */
+  readonly redisUrl: string;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -151,6 +161,7 @@ export const DEFAULT_CONFIG: Config = {
   logLevel: 'info',
   roomCreation: RoomCreation.open,
   operatorToken: undefined,
+  scaled: undefined,
   limits: DEFAULT_LIMITS,
 };
 
@@ -166,6 +177,19 @@ function roomCreationFor(requested: string | undefined, host: string): RoomCreat
   const problem = roomCreationProblem(mode, host);
   if (problem) throw new ConfigError(problem);
   return mode;
+}
+
+/** Scaled mode from `SEAM_DATABASE_URL` and `SEAM_REDIS_URL`: both (each of its scheme) or neither. */
+function scaledFrom(database: string | undefined, redis: string | undefined): ScaledConfig | undefined {
+  const db = database || undefined;
+  const bus = redis || undefined;
+  if (db === undefined && bus === undefined) return undefined;
+  if (db === undefined || bus === undefined) {
+    throw new ConfigError(`scaled mode needs both SEAM_DATABASE_URL and SEAM_REDIS_URL; only ${db === undefined ? 'SEAM_REDIS_URL' : 'SEAM_DATABASE_URL'} is set`);
+  }
+  if (!/^postgres(ql)?:\/\/./.test(db)) throw new ConfigError('SEAM_DATABASE_URL must be a postgres:// URL');
+  if (!/^rediss?:\/\/./.test(bus)) throw new ConfigError('SEAM_REDIS_URL must be a redis:// URL');
+  return { databaseUrl: db, redisUrl: bus };
 }
 
 /** An operator token, when given, must be long enough not to be guessed. */
@@ -187,7 +211,8 @@ function int(env: Record<string, string | undefined>, key: string, fallback: num
  * Reads the configuration from environment variables: `PORT` (8080), `HOST` (127.0.0.1),
  * `SEAM_DATA_DIR` (./data), `SEAM_PUBLIC_URL`, `SEAM_RUNNER=off`, `SEAM_SYNC_MODE` (normal|full),
  * `SEAM_WEB_DIR`, `SEAM_IDLE_UNLOAD_S`, `SEAM_COMPACT_COUNT`, `SEAM_COMPACT_BYTES`, `SEAM_LOG_LEVEL`,
- * `SEAM_ROOM_CREATION` (open|invite; default by `HOST`), `SEAM_OPERATOR_TOKEN`,
+ * `SEAM_ROOM_CREATION` (open|invite; default by `HOST`), `SEAM_OPERATOR_TOKEN`, `SEAM_DATABASE_URL`
+ * with `SEAM_REDIS_URL` (scaled mode),
  * and the limits `SEAM_MAX_FRAME_BYTES`, `SEAM_UPDATES_PER_S`, `SEAM_UPDATE_BURST`,
  * `SEAM_AWARENESS_PER_S`, `SEAM_CONNECTIONS_PER_ROOM`, `SEAM_ROOM_BYTES`, `SEAM_REQUEST_BYTES`,
  * `SEAM_DOCUMENT_BYTES`, `SEAM_SEND_BUFFER_BYTES`, `SEAM_ROOMS_PER_MIN`, `SEAM_ROOMS_PER_HOUR`,
@@ -217,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: env.SEAM_LOG_LEVEL || d.logLevel,
     roomCreation: roomCreationFor(env.SEAM_ROOM_CREATION, host),
     operatorToken: operatorTokenFrom(env.SEAM_OPERATOR_TOKEN),
+    scaled: scaledFrom(env.SEAM_DATABASE_URL, env.SEAM_REDIS_URL),
     limits: {
       maxFrameBytes: int(env, 'SEAM_MAX_FRAME_BYTES', l.maxFrameBytes, 1024),
       updatesPerSecond: int(env, 'SEAM_UPDATES_PER_S', l.updatesPerSecond, 1),

@@ -15,7 +15,9 @@ const log = pino({ level: config.logLevel }, pino.destination(2));
 const webDir = config.webDir ?? fileURLToPath(new URL('../../web/dist', import.meta.url));
 // The local runner must run captures in bubblewrap; off loopback the server refuses to start
 // otherwise (UnsandboxedRunnerError), on loopback it warns.
-const sandbox = config.runner ? localRunnerSandbox(await checkLocalSandbox(process.env), config.host) : undefined;
+// Scaled mode does not serve runners yet (captures are kept per instance): no local runner there.
+const runnerWanted = config.runner && config.scaled === undefined;
+const sandbox = runnerWanted ? localRunnerSandbox(await checkLocalSandbox(process.env), config.host) : undefined;
 if (sandbox?.warning) log.warn({ runner: 'local' }, sandbox.warning);
 const server = await startServer({ ...config, webDir, log });
 process.stdout.write(`${JSON.stringify({ listening: { port: server.port, url: server.url } })}\n`);
@@ -23,7 +25,7 @@ const openAt = config.publicUrl !== undefined && URL.canParse(config.publicUrl) 
 process.stdout.write(`Seam is running: open ${new URL(openAt).href}\n`);
 // Unless SEAM_RUNNER=off: a CPU runner for this server in a child process, which builds its JAX
 // virtualenv on first use, and is started again with backoff when it dies.
-const localRunner = config.runner
+const localRunner = runnerWanted
   ? superviseLocalRunner({
     serverUrl: server.url, token: server.createRunnerToken('local'), env: process.env, log, requireSandbox: sandbox?.requireSandbox,
     onLine: (line) => log.info({ runner: 'local' }, line),

@@ -8,7 +8,7 @@ import { resolveConfig, type Config, type Limits } from './config';
 import { createRunnerEndpoint } from './jobs/runner-endpoint';
 import type { JobTimings } from './jobs/service';
 import { createCaptureService } from './jobs/wiring';
-import { buildDeps } from './deps';
+import { openDeps } from './deps';
 import { attachSync } from './sync/ws-transport';
 
 /** A running server. `close()` closes sockets (going away), commits every queue and closes the store. */
@@ -24,14 +24,14 @@ export interface RunningServer {
 export type StartOptions = Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits>; log?: Logger; jobs?: Partial<JobTimings> };
 
 /**
- * Opens the store in `dataDir`, starts HTTP and the sync socket on `host:port` (port 0 picks a
+ * Opens the store in `dataDir` (and in scaled mode PostgreSQL and Redis), starts HTTP and the sync socket on `host:port` (port 0 picks a
  * free one) and resolves once connections are accepted.
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const { log: givenLog, jobs: jobTimings, ...partial } = options;
   const config = resolveConfig(partial);
   const log = givenLog ?? pino({ level: config.logLevel });
-  const deps = buildDeps(config, log);
+  const deps = await openDeps(config, log);
   const { store, rooms, metrics } = deps;
   const jobs = createCaptureService(store.db, deps, log, jobTimings);
   const runnerEndpoint = createRunnerEndpoint(jobs);
@@ -40,11 +40,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   });
-  const sync = attachSync(server, { store, rooms, metrics, limits: config.limits, log, otherUpgrade: runnerEndpoint.handleUpgrade });
+  // Runners are still served per instance, so scaled mode does not take them (docs/storage.md).
+  const sync = attachSync(server, {
+    store, directory: deps.directory, rooms, metrics, limits: config.limits, log, ...(deps.scaled ? {} : { otherUpgrade: runnerEndpoint.handleUpgrade }),
+  });
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  log.info({ url, dataDir: config.dataDir, syncMode: config.syncMode }, 'listening');
+  log.info({ url, dataDir: config.dataDir, syncMode: config.syncMode, mode: deps.scaled ? 'scaled' : 'embedded' }, 'listening');
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -59,6 +62,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await deps.analyzer.close();
+        // Scaled mode: commits and compactions still in flight answer before the store closes.
+        await rooms.settled();
+        await deps.scaled?.bus.close();
+        await deps.scaled?.shared.close();
         store.close();
       })();
       return closing;

@@ -5,7 +5,7 @@ import {
   type Annotation, type AnnotationKind, type Author, type AuthorInput, type Role, type TraceAnchor,
 } from '@seam/shared/model';
 import type { AppDeps } from '../app';
-import { requireRole, type Grant } from '../auth/require';
+import { authorize, type Grant } from '../auth/require';
 import { newId } from '../auth/tokens';
 import { badRequest, notFound } from '../errors';
 import { assertUnlocked } from '../room-lock';
@@ -30,8 +30,8 @@ export function annotationRoutes(deps: AppDeps): Hono {
   app.use('/:id/annotations', limit);
 
   /** Authorizes a write: role allowed and, for annotators, the room not locked. */
-  const writer = async (c: Parameters<typeof requireRole>[0], roomId: string) => {
-    const grant = requireRole(c, store, roomId, WRITERS);
+  const writer = async (c: Parameters<typeof authorize>[0], roomId: string) => {
+    const grant = await authorize(c, deps, roomId, WRITERS);
     const room = await rooms.load(roomId);
     assertUnlocked(rooms, roomId, grant.role);
     return { grant, room };
@@ -39,7 +39,7 @@ export function annotationRoutes(deps: AppDeps): Hono {
 
   app.get('/:id/annotations', async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, store, roomId, ROLES);
+    await authorize(c, deps, roomId, ROLES);
     return c.json({ annotations: readAnnotations((await rooms.load(roomId)).doc) });
   });
 

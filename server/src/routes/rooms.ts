@@ -3,7 +3,7 @@ import { CreateRoomBody, RoleParam, RoomKey, ROLES, SettingKey, type Role } from
 import { CloseCode } from '@seam/shared/protocol';
 import type { AppDeps } from '../app';
 import { Invitations } from '../auth/invitations';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { requireRoomCreator } from '../auth/require-creator';
 import { hashToken, newId, newToken } from '../auth/tokens';
 import { badRequest } from '../errors';
@@ -19,7 +19,7 @@ export function roomLink(base: string, roomId: string, token: string): string {
 
 /** `POST /api/rooms`, `GET /api/rooms/:id`, `POST /api/rooms/:id/links/:role/rotate`. */
 export function roomRoutes(deps: AppDeps): Hono {
-  const { store, rooms, config } = deps;
+  const { store, rooms, config, directory, scaled } = deps;
   const app = new Hono();
   const limit = limitBody(config.limits.requestBytes, 'request body too large');
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
@@ -40,11 +40,18 @@ export function roomRoutes(deps: AppDeps): Hono {
     const id = newId();
     const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
     const hashes = Object.fromEntries(ROLES.map((r) => [r, hashToken(tokens[r])])) as Record<Role, Buffer>;
-    // The invitation's use is spent in the transaction that creates the room: both or neither.
-    store.db.transaction(() => {
+    if (scaled) {
+      // Scaled mode: invitations are still kept per instance, so the use is spent here before the
+      // room is created in the shared directory (a room that then fails to be stored costs one use).
       requireRoomCreator(c, config, invitations, 'spend');
-      store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
-    })();
+      await scaled.shared.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+    } else {
+      // The invitation's use is spent in the transaction that creates the room: both or neither.
+      store.db.transaction(() => {
+        requireRoomCreator(c, config, invitations, 'spend');
+        store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+      })();
+    }
     await (await rooms.load(id)).transact((doc) => {
       const settings = doc.getMap(RoomKey.settings);
       settings.set(SettingKey.title, title);
@@ -57,21 +64,22 @@ export function roomRoutes(deps: AppDeps): Hono {
 
   app.get('/:id', async (c) => {
     const id = c.req.param('id');
-    const { role } = requireRole(c, store, id, ROLES);
+    const { role } = await authorize(c, deps, id, ROLES);
     const { doc } = await rooms.load(id);
-    const title = roomTitle(doc, store.rooms.get(id)?.title ?? '');
+    const title = roomTitle(doc, (directory ? await directory.get(id) : store.rooms.get(id))?.title ?? '');
     return c.json({ id, title, role, documents: store.documents.list(id), settings: doc.getMap(RoomKey.settings).toJSON() });
   });
 
-  app.post('/:id/links/:role/rotate', (c) => {
+  app.post('/:id/links/:role/rotate', async (c) => {
     const id = c.req.param('id');
-    requireRole(c, store, id, ['owner']);
+    await authorize(c, deps, id, ['owner']);
     const parsed = RoleParam.safeParse(c.req.param('role'));
     if (!parsed.success) throw badRequest(`role must be one of ${ROLES.join(', ')}`);
     const role = parsed.data as Role;
     const token = newToken();
-    const oldHash = store.rooms.tokenHash(id, role);
-    store.rooms.replaceToken(id, role, hashToken(token));
+    const oldHash = directory ? await directory.tokenHash(id, role) : store.rooms.tokenHash(id, role);
+    if (directory) await directory.replaceToken(id, role, hashToken(token));
+    else store.rooms.replaceToken(id, role, hashToken(token));
     const closed = oldHash ? rooms.closeToken(id, oldHash.toString('hex'), CloseCode.tokenRevoked) : 0;
     return c.json({ role, token, link: roomLink(base(c.req.url), id, token), closedSockets: closed });
   });

@@ -191,7 +191,7 @@ export class Rooms {
     this.timers.delete(id);
     this.loaded.delete(id);
     room.destroy();
-    if (this.o.bus && !this.loading.has(id)) void this.o.bus.leave(id);
+    if (this.o.roomLog && this.o.bus && !this.loading.has(id)) void this.o.bus.leave(id);
     const compacting = room.compacting;
     if (compacting) {
       this.background.add(compacting);

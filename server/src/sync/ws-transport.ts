@@ -2,18 +2,23 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
+import type { Role } from '@seam/shared/model';
 import { CloseCode, CLOSE_REASONS } from '@seam/shared/protocol';
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import { refuseUpgrade } from '../security-headers';
 import type { Store } from '../store';
+import type { RoomDirectory } from '../store/shared-store';
 import { hashToken, tokenFrom } from '../auth/tokens';
 import { Connection } from './connection';
 import { Heartbeat } from './heartbeat';
+import type { Room } from './room';
 import type { Rooms } from './rooms';
 
 export interface SyncTransportDeps {
   readonly store: Store;
+  /** Scaled mode: the shared room directory tokens are looked up in; absent, the embedded store's, at once. */
+  readonly directory?: RoomDirectory | undefined;
   readonly rooms: Rooms;
   readonly metrics: Metrics;
   readonly limits: Limits;
@@ -60,7 +65,8 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
     ws.on('error', (err) => log.debug({ err: err.message, room: roomId }, 'socket error'));
     heartbeat.alive(ws);
     ws.on('pong', () => heartbeat.alive(ws));
-    // Until the room is loaded the socket's messages wait here, in order; then each is handled as it comes.
+    // Until the token is checked and the room loaded, the socket's messages wait here in order;
+    // then each is handled as it comes, on the turn it arrives.
     let waiting: { data: RawData; isBinary: boolean }[] | undefined = [];
     let handle: ((data: RawData, isBinary: boolean) => void) | undefined;
     let gone = false;
@@ -72,11 +78,12 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
       gone = true;
       waiting = undefined;
     });
-    const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
-    const hash = token ? hashToken(token) : undefined;
-    const grant = hash && store.rooms.lookupToken(hash);
-    if (!hash || !grant || grant.roomId !== roomId) return reject(CloseCode.unauthorized);
-    rooms.load(roomId).then((room) => {
+    const failed = (what: string) => (err: unknown) => {
+      log.error({ err, room: roomId }, what);
+      if (!gone) reject(CloseCode.serverError);
+    };
+
+    const joined = (room: Room, role: Role, hash: Buffer): void => {
       if (gone) return;
       if (room.conns.size >= limits.connectionsPerRoom) return reject(CloseCode.roomFull);
       const socket = {
@@ -88,7 +95,7 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
         },
         close: (code: number, reason: string) => ws.close(code, reason),
       };
-      const conn = new Connection(socket, grant.role, hash.toString('hex'), url.searchParams.get('ack') === '1', limits, metrics);
+      const conn = new Connection(socket, role, hash.toString('hex'), url.searchParams.get('ack') === '1', limits, metrics);
       handle = (data, isBinary) => {
         if (conn.closed) return;
         const bytes = toBytes(data);
@@ -109,10 +116,19 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
       const early = waiting ?? [];
       waiting = undefined;
       for (const m of early) handle(m.data, m.isBinary);
-    }, (err: unknown) => {
-      log.error({ err, room: roomId }, 'room could not be loaded');
-      if (!gone) reject(CloseCode.serverError);
-    });
+    };
+
+    const admit = (grant: { roomId: string; role: Role } | undefined, hash: Buffer): void => {
+      if (gone) return;
+      if (!grant || grant.roomId !== roomId) return reject(CloseCode.unauthorized);
+      rooms.load(roomId).then((room) => joined(room, grant.role, hash), failed('room could not be loaded'));
+    };
+
+    const token = tokenFrom(req.headers.authorization, url.searchParams.get('token'));
+    const hash = token ? hashToken(token) : undefined;
+    if (!hash) return reject(CloseCode.unauthorized);
+    if (!deps.directory) return admit(store.rooms.lookupToken(hash), hash);
+    deps.directory.lookupToken(hash).then((grant) => admit(grant, hash), failed('token could not be looked up'));
   };
 
   return {

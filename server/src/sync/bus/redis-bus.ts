@@ -132,6 +132,11 @@ export class RedisRoomBus implements RoomBus {
     }
   }
 
+  /** Asks Redis for a PONG on the publishing connection (rejects while it is down). */
+  async ping(): Promise<void> {
+    await this.pub.ping();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
