@@ -13,6 +13,7 @@ import { openSqliteSharedStore } from '../../server/src/store/sqlite-shared-stor
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
 import { describeContentStores } from '../helpers/scale/content-contract';
+import { describeInvitationsAndDrills } from '../helpers/scale/invitations-drills-contract';
 import { describeSharedStore, hashes, type ContractBackend, type ContractClock } from '../helpers/scale/store-contract';
 
 let pgServer: TestPostgres;
@@ -73,6 +74,8 @@ describeSharedStore('SQLite (embedded, a file on disk)', sqliteBackend);
 describeSharedStore('PostgreSQL', postgresBackend);
 describeContentStores('SQLite (embedded, a file on disk)', sqliteBackend);
 describeContentStores('PostgreSQL', postgresBackend);
+describeInvitationsAndDrills('SQLite (embedded, a file on disk)', sqliteBackend);
+describeInvitationsAndDrills('PostgreSQL', postgresBackend);
 
 describe('PostgreSQL schema migrations', () => {
   it('migrates a fresh database once when several instances open it at the same time, and not again later', async () => {
@@ -111,7 +114,7 @@ describe('shared store when its backend is gone', () => {
     }
   });
 
-  it('PostgreSQL stopped: dump, trace and history calls fail with StoreUnavailableError and store nothing', async () => {
+  it('PostgreSQL stopped: dump, trace, history, invitation and drill calls fail with StoreUnavailableError and store nothing', async () => {
     const url = await pgServer.createDatabase('outage_content');
     const store = await openPostgresStore(url);
     const gz = (text: string) => gzipSync(text);
@@ -132,12 +135,16 @@ describe('shared store when its backend is gone', () => {
         () => store.history.recordPresenter('r', Date.now(), null),
         () => store.history.page('r', 0, Date.now(), undefined, 10, 1 << 20),
         () => store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }]),
+        () => store.invitations.insert(createHash('sha256').update('secret').digest(), { id: 'inv', note: '', uses: 1, createdAt: 1, expiresAt: null }),
+        () => store.drills.create({ id: 'dr', roomId: 'r', docId: 'd1', items: [], createdAt: 1 }),
       ];
       for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
       await pgServer.start();
       expect(await store.documents.list('r')).toEqual([]);
       expect(await store.traces.has(sha)).toBe(false);
       expect(await store.history.presenterSamples('r', 10)).toEqual([]);
+      expect(await store.invitations.list()).toEqual([]);
+      expect(await store.drills.countInRoom('r')).toBe(0);
       const rows = (await store.history.page('r', 0, Date.now(), undefined, 10, 1 << 20)).rows;
       expect(rows.map((r) => [...r.data])).toEqual([[1]]);
     } finally {

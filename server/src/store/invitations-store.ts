@@ -19,9 +19,20 @@ export type InvitationRefusal = 'unknown' | 'revoked' | 'expired' | 'used_up';
 /** What taking one use of an invitation came to: `taken`, or why it was refused. */
 export type TakeOutcome = 'taken' | InvitationRefusal;
 
-interface Row { id: string; note: string; uses_left: number; uses: number; created_at: number; expires_at: number | null; revoked_at: number | null }
+/** An `invitations` row as both backends read it (its hash aside). */
+export interface InvitationDbRow { id: string; note: string; uses_left: number; uses: number; created_at: number; expires_at: number | null; revoked_at: number | null }
+type Row = InvitationDbRow;
 
-const toInvitation = (r: Row): InvitationRow => ({
+/** Whether the invitation in row `r` (undefined: none has that hash) could be used at time `now`. */
+export function invitationStatus(r: InvitationDbRow | undefined, now: number): 'live' | InvitationRefusal {
+  if (!r) return 'unknown';
+  if (r.revoked_at !== null) return 'revoked';
+  if (r.expires_at !== null && r.expires_at <= now) return 'expired';
+  return r.uses_left > 0 ? 'live' : 'used_up';
+}
+
+/** A stored row as listed. */
+export const toInvitation = (r: Row): InvitationRow => ({
   id: r.id, note: r.note, usesLeft: r.uses_left, uses: r.uses, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at,
 });
 
@@ -80,10 +91,6 @@ export class InvitationsStore {
 
   /** Whether the invitation with this hash could be used at time `now`, taking nothing. */
   status(hash: Buffer, now: number): 'live' | InvitationRefusal {
-    const r = this.byHash.get(hash);
-    if (!r) return 'unknown';
-    if (r.revoked_at !== null) return 'revoked';
-    if (r.expires_at !== null && r.expires_at <= now) return 'expired';
-    return r.uses_left > 0 ? 'live' : 'used_up';
+    return invitationStatus(this.byHash.get(hash), now);
   }
 }

@@ -1,9 +1,11 @@
 import { AnalysisPart } from '@seam/shared/ir';
 import { DocumentMetaSchema, ROLES, type DocumentMeta, type Role } from '@seam/shared/model';
+import type { StoredAnswer, StoredDrill } from '../teaching/drill-store';
 import type { HistoryCursor, HistoryLimits } from '../teaching/replay/history-store';
 import type { StoredTrace } from '../trace/stored-form';
 import type { TracePart } from '../trace/store';
 import type { StoredBlob } from './documents-store';
+import type { InvitationRow } from './invitations-store';
 import type { RoomRow } from './rooms-store';
 import { StoreInputError } from './store-errors';
 import type { SharedStore } from './shared-store';
@@ -195,6 +197,51 @@ function checkCursor(after: unknown): asserts after is HistoryCursor | undefined
   checkInteger('cursor id', id, 0);
 }
 
+/** Longest JSON of a drill's items the store keeps: 4 MiB (a drill holds at most tens of questions). */
+export const MAX_DRILL_ITEMS_BYTES = 4 * 1024 * 1024;
+
+/** Throws `StoreInputError` unless `text` is non-empty text without NUL (an id). */
+function checkId(what: string, text: unknown): asserts text is string {
+  checkText(what, text);
+  if (text.length === 0) throw new StoreInputError(`${what} must not be empty`);
+}
+
+/** Checks a new invitation: an id, a note, at least one use, its times. */
+function checkInvitation(row: unknown): asserts row is Omit<InvitationRow, 'usesLeft' | 'revokedAt'> {
+  checkObject('invitation', row);
+  const { id, note, uses, createdAt, expiresAt } = row as Partial<InvitationRow>;
+  checkId('invitation id', id);
+  checkText('invitation note', note);
+  checkInteger('invitation uses', uses, 1);
+  checkInteger('invitation createdAt', createdAt, 0);
+  if (expiresAt !== null) checkInteger('invitation expiresAt', expiresAt, 0);
+}
+
+/** Checks a new drill: ids, its items (an array of objects, JSON within `MAX_DRILL_ITEMS_BYTES`), its time. */
+function checkDrill(d: unknown): asserts d is Omit<StoredDrill, 'revealedAt'> {
+  checkObject('drill', d);
+  const { id, roomId, docId, items, createdAt } = d as Partial<StoredDrill>;
+  checkId('drill id', id);
+  checkRoomId(roomId);
+  checkId('drill document id', docId);
+  if (!Array.isArray(items) || items.some((i) => typeof i !== 'object' || i === null || Array.isArray(i))) throw new StoreInputError('drill items must be an array of objects');
+  const bytes = Buffer.byteLength(JSON.stringify(items));
+  if (bytes > MAX_DRILL_ITEMS_BYTES) throw new StoreInputError(`drill items are ${bytes} bytes of JSON, over ${MAX_DRILL_ITEMS_BYTES}`);
+  checkInteger('drill createdAt', createdAt, 0);
+}
+
+/** Checks one answer: who (the hash of their key) and their name, the question, the answer text, the verdict, the time. */
+function checkAnswer(a: unknown): asserts a is Omit<StoredAnswer, 'firstAt'> {
+  checkObject('answer', a);
+  const { person, name, questionId, answer, correct, answeredAt } = a as Partial<StoredAnswer>;
+  checkId('person', person);
+  checkText('name', name);
+  checkId('question id', questionId);
+  checkText('answer', answer);
+  if (typeof correct !== 'boolean') throw new StoreInputError('correct must be true or false');
+  checkInteger('answeredAt', answeredAt, 0);
+}
+
 function checkObject(what: string, value: unknown): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoreInputError(`${what} must be an object`);
 }
@@ -205,7 +252,7 @@ function checkObject(what: string, value: unknown): void {
  * refuse the same things.
  */
 export function validated(store: SharedStore): SharedStore {
-  const { roomLog, rooms, jobs, documents, traces, history } = store;
+  const { roomLog, rooms, jobs, documents, traces, history, invitations, drills } = store;
   return {
     roomLog: {
       load: async (roomId) => {
@@ -466,6 +513,72 @@ export function validated(store: SharedStore): SharedStore {
         checkInteger('limit', limit, 1);
         checkInteger('maxBytes', maxBytes, 1);
         return history.page(roomId, from, to, after, limit, maxBytes);
+      },
+    },
+    invitations: {
+      insert: async (hash, row) => {
+        checkHash('invitation hash', hash);
+        checkInvitation(row);
+        return invitations.insert(hash, row);
+      },
+      list: () => invitations.list(),
+      revoke: async (id, at) => {
+        checkText('invitation id', id);
+        checkInteger('at', at, 0);
+        return invitations.revoke(id, at);
+      },
+      take: async (hash, now) => {
+        checkHash('invitation hash', hash);
+        checkInteger('now', now, 0);
+        return invitations.take(hash, now);
+      },
+      status: async (hash, now) => {
+        checkHash('invitation hash', hash);
+        checkInteger('now', now, 0);
+        return invitations.status(hash, now);
+      },
+    },
+    drills: {
+      create: async (d) => {
+        checkDrill(d);
+        return drills.create(d);
+      },
+      get: async (roomId, id) => {
+        checkRoomId(roomId);
+        checkText('drill id', id);
+        return drills.get(roomId, id);
+      },
+      countInRoom: async (roomId) => {
+        checkRoomId(roomId);
+        return drills.countInRoom(roomId);
+      },
+      reveal: async (id, at) => {
+        checkText('drill id', id);
+        checkInteger('at', at, 0);
+        return drills.reveal(id, at);
+      },
+      people: async (drillId) => {
+        checkText('drill id', drillId);
+        return drills.people(drillId);
+      },
+      hasPerson: async (drillId, person) => {
+        checkText('drill id', drillId);
+        checkText('person', person);
+        return drills.hasPerson(drillId, person);
+      },
+      answer: async (drillId, a) => {
+        checkText('drill id', drillId);
+        checkAnswer(a);
+        return drills.answer(drillId, a);
+      },
+      answers: async (drillId) => {
+        checkText('drill id', drillId);
+        return drills.answers(drillId);
+      },
+      answersOf: async (drillId, person) => {
+        checkText('drill id', drillId);
+        checkText('person', person);
+        return drills.answersOf(drillId, person);
       },
     },
     close: () => store.close(),

@@ -1,7 +1,9 @@
 import type { JobQueue } from '../jobs/queue';
+import type { DrillStore } from '../teaching/drill-store';
 import type { HistoryStore } from '../teaching/replay/history-store';
 import type { TraceStore } from '../trace/store';
 import type { DocumentsStore } from './documents-store';
+import type { InvitationsStore } from './invitations-store';
 import type { RoomsStore } from './rooms-store';
 import type { UpdatesStore } from './updates-store';
 
@@ -58,9 +60,21 @@ export const HISTORY_METHODS = ['recordPresenter', 'trim', 'start', 'presenterSa
 /** Each room's timed history for replay: presenter samples, bounds, where it starts, pages of entries. */
 export type ReplayHistory = AsyncOf<HistoryStore, (typeof HISTORY_METHODS)[number]>;
 
+/** The methods of the embedded `InvitationsStore` the shared store serves. */
+export const INVITATION_METHODS = ['insert', 'list', 'revoke', 'take', 'status'] as const satisfies readonly (keyof InvitationsStore)[];
+
+/** Invitations to create rooms, by the hash of their secret: a use is taken atomically, never twice. */
+export type Invitations = AsyncOf<InvitationsStore, (typeof INVITATION_METHODS)[number]>;
+
+/** The methods of the embedded `DrillStore` the shared store serves. */
+export const DRILL_METHODS = ['create', 'get', 'countInRoom', 'reveal', 'people', 'hasPerson', 'answer', 'answers', 'answersOf'] as const satisfies readonly (keyof DrillStore)[];
+
+/** Drills with their expected answers, and each person's answers. */
+export type Drills = AsyncOf<DrillStore, (typeof DRILL_METHODS)[number]>;
+
 /**
  * What instances of Seam must share to serve any room from any instance: the room log (with the
- * replay history it records), the rooms, the job queue, the dumps and the traces. One interface, two implementations that pass one contract suite: the
+ * replay history it records), the rooms, the job queue, the dumps, the traces, invitations and drills. One interface, two implementations that pass one contract suite: the
  * embedded SQLite store (`sqlite-shared-store.ts`, for one instance) and PostgreSQL
  * (`postgres/`, for many). Every method validates its input first and throws `StoreInputError`
  * without writing; a backend that cannot be reached or refuses the write makes it throw
@@ -73,6 +87,8 @@ export interface SharedStore {
   readonly documents: DocumentBlobs;
   readonly traces: TraceBlocks;
   readonly history: ReplayHistory;
+  readonly invitations: Invitations;
+  readonly drills: Drills;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

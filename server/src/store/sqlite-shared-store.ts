@@ -3,7 +3,9 @@ import type { SyncMode } from '../config';
 import { JobQueue } from '../jobs/queue';
 import { openStore, type Store } from './index';
 import { validated } from './shared-input';
-import { DOCUMENT_METHODS, HISTORY_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
+import { DrillStore } from '../teaching/drill-store';
+import { InvitationsStore } from './invitations-store';
+import { DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -48,6 +50,8 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     documents: asyncOf(store.documents, 'documents', DOCUMENT_METHODS),
     traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
     history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
+    invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),
+    drills: asyncOf(new DrillStore(store.db), 'drills', DRILL_METHODS),
     close: async () => {
       if (closeStore) store.close();
     },

@@ -23,10 +23,13 @@ export interface StoredAnswer {
   readonly firstAt: number;
 }
 
-interface DrillRow { id: string; room_id: string; doc_id: string; items: string; created_at: number; revealed_at: number | null }
-interface AnswerRow { person: string; name: string; question_id: string; answer: string; correct: number; answered_at: number; first_at: number }
+/** A `drills` row as both backends read it. */
+export interface DrillRow { id: string; room_id: string; doc_id: string; items: string; created_at: number; revealed_at: number | null }
+/** A `drill_answers` row as both backends read it (`correct` is 0 or 1). */
+export interface AnswerRow { person: string; name: string; question_id: string; answer: string; correct: number; answered_at: number; first_at: number }
 
-const toAnswer = (r: AnswerRow): StoredAnswer => ({
+/** A stored answer row as `StoredAnswer`. */
+export const toAnswer = (r: AnswerRow): StoredAnswer => ({
   person: r.person, name: r.name, questionId: r.question_id, answer: r.answer, correct: r.correct === 1, answeredAt: r.answered_at, firstAt: r.first_at,
 });
 

@@ -109,7 +109,7 @@ export function postgresDocuments(pool: pg.Pool): DocumentBlobs {
       (await query<DocumentRow>(pool, 'documents.moduleRefs', `SELECT ${COLUMNS} FROM documents WHERE room_id = $1 AND module_group IS NOT NULL AND pass_index IS NULL`, [roomId]))
         .rows.map(moduleOf).filter((m) => m !== undefined),
     list: async (roomId) =>
-      (await query<DocumentRow>(pool, 'documents.list', `SELECT ${COLUMNS} FROM documents WHERE room_id = $1 ORDER BY created_at, id`, [roomId])).rows.map(toMeta),
+      (await query<DocumentRow>(pool, 'documents.list', `SELECT ${COLUMNS} FROM documents WHERE room_id = $1 ORDER BY created_at, id COLLATE "C"`, [roomId])).rows.map(toMeta),
     get: async (roomId, id) => {
       const r = await one<DocumentRow>('documents.get', `SELECT ${COLUMNS} FROM documents WHERE room_id = $1 AND id = $2`, [roomId, id]);
       return r && toMeta(r);

@@ -1,7 +1,9 @@
 import { validated } from '../shared-input';
 import type { SharedStore } from '../shared-store';
 import { postgresDocuments } from './documents';
+import { postgresDrills } from './drills';
 import { postgresHistory } from './history';
+import { postgresInvitations } from './invitations';
 import { postgresJobs } from './jobs';
 import { migrate } from './migrations';
 import { openPool } from './pool';
@@ -31,6 +33,8 @@ export async function openPostgresStore(url: string, opts: { max?: number; now?:
     documents: postgresDocuments(pool),
     traces: postgresTraces(pool),
     history: postgresHistory(pool),
+    invitations: postgresInvitations(pool),
+    drills: postgresDrills(pool),
     close: () => pool.end(),
   });
 }

@@ -177,6 +177,42 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'invitations, drills, drill answers',
+    sql: `
+      CREATE TABLE invitations (
+        id TEXT PRIMARY KEY,
+        hash BYTEA NOT NULL UNIQUE,
+        note TEXT NOT NULL,
+        uses INTEGER NOT NULL,
+        uses_left INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        revoked_at BIGINT
+      );
+      CREATE TABLE drills (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL REFERENCES rooms(id),
+        doc_id TEXT NOT NULL,
+        items TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        revealed_at BIGINT
+      );
+      CREATE INDEX drills_by_room ON drills (room_id, created_at);
+      CREATE TABLE drill_answers (
+        drill_id TEXT NOT NULL REFERENCES drills(id),
+        person TEXT NOT NULL,
+        name TEXT NOT NULL,
+        question_id TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        correct INTEGER NOT NULL,
+        answered_at BIGINT NOT NULL,
+        first_at BIGINT NOT NULL,
+        PRIMARY KEY (drill_id, person, question_id)
+      );
+    `,
+  },
 ];
 
 /** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */
