@@ -3,7 +3,7 @@ import type { OpTime } from '../gate';
 import type { Diagnostic } from '../types';
 import { diffFusions } from './fusions';
 import { diffOpTimes } from './op-time';
-import { matchGraphs, type Matching } from './match';
+import { matchGraphs, prepareA, type Matching, type PreparedA } from './match';
 import { DiffGraph } from './side';
 import { readDiffGraph } from './side-build';
 import { diffSpills } from './spills';
@@ -34,9 +34,12 @@ export function diffModules(textA: string, textB: string, options: DiffOptions =
   return diffGraphs(a, b, options);
 }
 
-/** `diffModules` of two modules already read (`readDiffGraph`), in this thread or others. */
-export function diffGraphs(a: DiffGraph, b: DiffGraph, options: Pick<DiffOptions, 'opTimes'> = {}): ModuleDiff {
-  const m = matchGraphs(a, b);
+/**
+ * `diffModules` of two modules already read (`readDiffGraph`), in this thread or others; `prepared`
+ * is what matching worked out from A alone (`prepareA`) while B was being read, if it was.
+ */
+export function diffGraphs(a: DiffGraph, b: DiffGraph, options: Pick<DiffOptions, 'opTimes'> = {}, prepared: PreparedA = prepareA(a)): ModuleDiff {
+  const m = matchGraphs(a, b, prepared);
   const pairs: DiffPair[] = [];
   let changed = 0;
   for (let i = 0; i < a.count; i++) {

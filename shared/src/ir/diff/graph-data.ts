@@ -27,15 +27,33 @@ export interface DiffModuleInfo {
 }
 
 /**
+ * Strings as one text and where each ends: a thread copies one string far faster than a list of
+ * many (the 169,000 names of a 25 MB dump).
+ */
+export interface PackedStrings {
+  readonly text: string;
+  readonly ends: Int32Array;
+}
+
+/** Computations as columns (see `DiffScope`). */
+export interface DiffScopeColumns {
+  readonly names: PackedStrings;
+  readonly lines: Int32Array;
+  readonly isEntry: Uint8Array;
+  readonly root: Int32Array;
+  readonly fusion: Int32Array;
+}
+
+/**
  * One module's flat dataflow graph (see `DiffGraph`) as plain data: a column per node in typed
  * arrays, the strings it repeats (opcodes, types, fusion kinds, custom-call targets) once in
- * `words`, sources once each in `sources`. A thread builds it from a text and hands it to another
- * with its buffers transferred (`graphBuffers`), so only names, words, sources and the module's
- * few lists are copied.
+ * `words`, names packed, sources once each in `sources`. A thread builds it from a text and hands
+ * it to another with its buffers transferred (`graphBuffers`), so only a few strings, words,
+ * sources and the module's short lists are copied.
  */
 export interface DiffGraphData {
   readonly count: number;
-  readonly names: readonly string[];
+  readonly names: PackedStrings;
   readonly words: readonly string[];
   /** Word of each node's opcode. */
   readonly opcode: Int32Array;
@@ -50,7 +68,7 @@ export interface DiffGraphData {
   readonly lines: Int32Array;
   /** Computation id of each node (an index of `scopes`). */
   readonly comp: Int32Array;
-  readonly scopes: readonly DiffScope[];
+  readonly scopes: DiffScopeColumns;
   /** Node `i`'s operands are at `[opFrom[i], opFrom[i + 1])` of `rawOperands` and `operands`. */
   readonly opFrom: Int32Array;
   /** Operands as named; -1 for a name the computation does not define. */
@@ -71,6 +89,44 @@ export interface DiffGraphData {
 
 /** The buffers of a graph's columns, to transfer when it is posted to another thread. */
 export function graphBuffers(g: DiffGraphData): ArrayBuffer[] {
-  const columns = [g.opcode, g.type, g.fusionKind, g.target, g.number, g.lines, g.comp, g.opFrom, g.rawOperands, g.operands, g.calls, g.source, g.matchable, g.kernel];
+  const s = g.scopes;
+  const columns = [
+    g.names.ends, g.opcode, g.type, g.fusionKind, g.target, g.number, g.lines, g.comp, g.opFrom, g.rawOperands, g.operands, g.calls, g.source, g.matchable, g.kernel,
+    s.names.ends, s.lines, s.isEntry, s.root, s.fusion,
+  ];
   return [...new Set(columns.map((c) => c.buffer as ArrayBuffer))];
+}
+
+export function packStrings(list: readonly string[]): PackedStrings {
+  const ends = new Int32Array(list.length);
+  let at = 0;
+  for (let i = 0; i < list.length; i++) {
+    at += (list[i] as string).length;
+    ends[i] = at;
+  }
+  return { text: list.join(''), ends };
+}
+
+export function unpackStrings(p: PackedStrings): string[] {
+  const out = new Array<string>(p.ends.length);
+  let from = 0;
+  for (let i = 0; i < p.ends.length; i++) {
+    const to = p.ends[i] as number;
+    out[i] = p.text.slice(from, to);
+    from = to;
+  }
+  return out;
+}
+
+/** Computations as columns, to pack into a graph's data. */
+export function scopeColumns(scopes: readonly DiffScope[]): DiffScopeColumns {
+  return {
+    names: packStrings(scopes.map((s) => s.name)), lines: Int32Array.from(scopes, (s) => s.line), isEntry: Uint8Array.from(scopes, (s) => (s.isEntry ? 1 : 0)),
+    root: Int32Array.from(scopes, (s) => s.root), fusion: Int32Array.from(scopes, (s) => s.fusion),
+  };
+}
+
+/** Computations from their columns. */
+export function scopesOf(c: DiffScopeColumns): DiffScope[] {
+  return unpackStrings(c.names).map((name, i) => ({ name, line: c.lines[i] as number, isEntry: c.isEntry[i] === 1, root: c.root[i] as number, fusion: c.fusion[i] as number }));
 }

@@ -19,6 +19,28 @@ const TIERS: readonly Tier[] = [
   { tier: MatchTier.loose, opName: true, source: false, depth: 0 },
 ];
 
+const FIRST = TIERS[0] as Tier;
+
+function variantOf(t: Tier): string {
+  return `${t.opName}${t.source}`;
+}
+
+/** What matching works out from A alone: its users, and its ops' signatures for the first tier. */
+export interface PreparedA {
+  readonly users: Users;
+  readonly first: Levels;
+}
+
+/**
+ * The part of `matchGraphs` that needs A alone, done while B is still being read elsewhere: A's
+ * users and first-tier signatures (worked out first in any case, so the numbers are the same).
+ */
+export function prepareA(a: DiffGraph): PreparedA {
+  const first = new Levels(a, undefined, FIRST);
+  for (let i = 0; i < a.count; i++) if (a.matchable[i]) first.sig(0, i, FIRST.depth);
+  return { users: new Users(a), first };
+}
+
 /** The two sides' nodes paired: `aToB[i]` is the node of B paired with node `i` of A, or -1. */
 export interface Matching {
   readonly aToB: Int32Array;
@@ -34,20 +56,21 @@ export interface Matching {
  * pairs with the op of A that reads the partners of its operands (`anchored`), else with the one
  * nearest its place in the text (`nearest`), so the result is deterministic. About linear in the instruction count per tier.
  */
-export function matchGraphs(a: DiffGraph, b: DiffGraph): Matching {
+export function matchGraphs(a: DiffGraph, b: DiffGraph, prepared: PreparedA = prepareA(a)): Matching {
   const aToB = new Int32Array(a.count).fill(-1);
   const bToA = new Int32Array(b.count).fill(-1);
   const tierOfA: (MatchTier | undefined)[] = new Array<MatchTier | undefined>(a.count);
   // Signature levels per own-part variant, shared by the tiers that differ only in depth.
-  const levels = new Map<string, Levels>();
+  const levels = new Map<string, Levels>([[variantOf(FIRST), prepared.first]]);
+  prepared.first.meet(b);
   const order = operandsFirst(b);
   const scale = Math.max(1, a.module.lines) / Math.max(1, b.module.lines);
-  const users = new Users(a);
+  const users = prepared.users;
   let leftA = a.matchable.filter(Boolean).length;
   let leftB = b.matchable.filter(Boolean).length;
   for (const tier of TIERS) {
     if (leftA === 0 || leftB === 0) break;
-    const variant = `${tier.opName}${tier.source}`;
+    const variant = variantOf(tier);
     let lv = levels.get(variant);
     if (!lv) {
       lv = new Levels(a, b, tier);

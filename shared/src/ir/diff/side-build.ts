@@ -4,7 +4,7 @@ import { indexHlo } from '../hlo/index';
 import { LineMap } from '../hlo/line-map';
 import { formatType } from '../hlo/spills';
 import type { SourceRef } from '../types';
-import { NONE, type DiffGraphData, type DiffScope } from './graph-data';
+import { NONE, packStrings, scopeColumns, type DiffGraphData, type DiffScope } from './graph-data';
 import { outerFusion, resolve } from './side';
 
 /** Diagnostics kept per side: enough to say why a diff is thin, not a copy of a broken file's thousands. */
@@ -142,8 +142,8 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
     kernel[i] = outerFusion(links, i);
   }
   return {
-    count, names, words, opcode: Int32Array.from(opcode), type: Int32Array.from(type), fusionKind: Int32Array.from(fusionKind), target: Int32Array.from(target),
-    number: Float64Array.from(number), lines, comp: Int32Array.from(comp), scopes, opFrom, rawOperands, operands, calls, source, sources, matchable, kernel,
+    count, names: packStrings(names), words, opcode: Int32Array.from(opcode), type: Int32Array.from(type), fusionKind: Int32Array.from(fusionKind), target: Int32Array.from(target),
+    number: Float64Array.from(number), lines, comp: Int32Array.from(comp), scopes: scopeColumns(scopes), opFrom, rawOperands, operands, calls, source, sources, matchable, kernel,
     module: {
       bytes: ix.bytes, lines: ix.lines, fusions: ix.fusions.length, kernels: ix.kernels ?? [], spills: ix.spills,
       diagnostics: analysis.diagnostics.filter((d) => d.severity !== 'info').slice(0, DIAGNOSTICS_KEPT), misaligned,

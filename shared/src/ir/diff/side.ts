@@ -1,5 +1,5 @@
 import type { SourceRef } from '../types';
-import { NONE, type DiffGraphData, type DiffModuleInfo, type DiffScope } from './graph-data';
+import { NONE, scopesOf, unpackStrings, type DiffGraphData, type DiffModuleInfo, type DiffScope } from './graph-data';
 
 /** How many steps `resolve` follows through fusion parameters, fusions and tuple elements. */
 const RESOLVE_STEPS = 8;
@@ -50,7 +50,7 @@ export class DiffGraph {
 
   constructor(d: DiffGraphData) {
     this.count = d.count;
-    this.name = d.names;
+    this.name = unpackStrings(d.names);
     const word = (w: number): string | undefined => (w === NONE ? undefined : d.words[w]);
     this.opcode = Array.from(d.opcode, (w) => word(w) ?? '');
     this.type = Array.from(d.type, (w) => word(w) ?? '');
@@ -59,7 +59,7 @@ export class DiffGraph {
     this.number = d.number;
     this.lines = d.lines;
     this.comp = d.comp;
-    this.scopes = d.scopes;
+    this.scopes = scopesOf(d.scopes);
     this.opFrom = d.opFrom;
     this.rawOperands = d.rawOperands;
     this.operands = d.operands;

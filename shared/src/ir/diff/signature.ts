@@ -22,12 +22,18 @@ export class Levels {
   private readonly intern = new Map<string, number>();
   /** Source object → the number of its op_name/source text in `intern`. */
   private readonly sources = new Map<SourceRef, number>();
-  private readonly graphs: readonly [DiffGraph, DiffGraph];
+  private readonly graphs: [DiffGraph, DiffGraph | undefined];
   /** By side, then depth: NaN until computed. */
   private readonly memo: [Float64Array[], Float64Array[]] = [[], []];
 
-  constructor(a: DiffGraph, b: DiffGraph, private readonly tier: Tier) {
+  /** B may come later (`meet`): A's numbers can be worked out while B is still being read. */
+  constructor(a: DiffGraph, b: DiffGraph | undefined, private readonly tier: Tier) {
     this.graphs = [a, b];
+  }
+
+  /** Gives B, once read, to levels made with A alone. */
+  meet(b: DiffGraph): void {
+    this.graphs[1] = b;
   }
 
   /**
@@ -37,7 +43,7 @@ export class Levels {
    * about n²/2⁵³ (10⁻⁴ for a million ops).
    */
   sig(side: 0 | 1, i: number, depth: number): number {
-    const g = this.graphs[side];
+    const g = this.graphs[side] as DiffGraph;
     const levels = this.memo[side];
     let level = levels[depth];
     if (!level) {
