@@ -1,6 +1,7 @@
-import { detectKind, diffModules, diffToMarkdown } from '@seam/shared/ir';
+import { detectKind, diffToMarkdown } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
+import { diffInThreads } from './diff-threads';
 import { readTexts } from './read-texts';
 
 const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.hloOpt]);
@@ -10,7 +11,8 @@ const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.h
  * pass dumps), A the base. Each file must be HLO (before or after optimization: the kind is read
  * from the text). Markdown by default; `--json` prints the whole `ModuleDiff` as one line. Parse
  * errors are said on stderr and the diff is still made of what could be read. Returns the exit
- * status: 0 when diffed, 1 when a file cannot be read or is not HLO.
+ * status: 0 when diffed, 1 when a file cannot be read or is not HLO. B is read in a worker thread
+ * while A is read here.
  */
 export async function runDiff(files: readonly [string, string], json: boolean, io: Output): Promise<number> {
   const texts = await readTexts(files, io);
@@ -23,7 +25,7 @@ export async function runDiff(files: readonly [string, string], json: boolean, i
     }
   }
   const [a = '', b = ''] = texts;
-  const d = diffModules(a, b, { kindA: kinds[0] as DocumentKind, kindB: kinds[1] as DocumentKind });
+  const d = await diffInThreads(a, b, { kindA: kinds[0] as DocumentKind, kindB: kinds[1] as DocumentKind });
   for (const [i, list] of [d.diagnostics.a, d.diagnostics.b].entries()) {
     const errors = list.filter((x) => x.severity === 'error');
     if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length}${errors.length === list.length ? '' : '+'} parse errors; first: ${errors[0]?.message}`);
