@@ -1,6 +1,6 @@
 import * as encoding from 'lib0/encoding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { RoomKey } from '@seam/shared/model';
 import { CloseCode, MessageType, writeAwarenessEntries } from '@seam/shared/protocol';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
@@ -8,6 +8,7 @@ import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../h
 import { annotateLine, selectLine } from '../helpers/dump-room';
 import { connectClient, rawSocket, waitFor } from '../helpers/sync-client';
 import { fixture, lineOf } from './ir-kit';
+import { handButton, handQueue as queue, queued } from './teaching-kit';
 
 const HLO = fixture('attention', 'hlo-opt.txt');
 const BO_TEXT = 'ROOT %convert.57 = f32[8192,128]';
@@ -20,10 +21,6 @@ let ada: Person;
 let students: Person[];
 const errors: string[] = [];
 
-const handButton = (page: Page) => page.getByRole('button', { name: /^(Raise|Lower) hand$/ });
-const queue = (page: Page) => page.getByRole('region', { name: 'Raised hands' });
-/** The names in the owner's queue, in its order. */
-const queued = (page: Page) => queue(page).locator('li .name').allTextContents();
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { analyze } from '@seam/shared/ir';
-import type { DrillEntry, DrillQuestion } from '@seam/shared/teaching';
+import type { DrillEntry, DrillQuestion, HistoryLine, PresenterSample } from '@seam/shared/teaching';
 import type { TestServer } from '../helpers/server';
 
 /** The course's drill program at 16×32 (x @ wq, x @ wk, x @ wv, q @ kᵀ), as JAX lowers it. */
@@ -61,6 +61,22 @@ export const handButton = (page: Page): Locator => page.getByRole('button', { na
 export const handQueue = (page: Page): Locator => page.getByRole('region', { name: 'Raised hands' });
 /** The names in the owner's queue, in its order. */
 export const queued = (page: Page): Promise<string[]> => handQueue(page).locator('li .name').allTextContents();
+
+/** Scrolls the open dump so that 1-based `line` is at its top (as far as it goes), as a scrollbar drag would. */
+export async function scrollToLine(page: Page, line: number): Promise<void> {
+  await page.evaluate((n) => {
+    const scroller = document.querySelector('.cm-scroller') as HTMLElement;
+    const h = (document.querySelector('.cm-line') as HTMLElement).getBoundingClientRect().height;
+    scroller.scrollTop = (n - 1) * h;
+  }, line);
+}
+
+/** Where the presenter was, as the room's history recorded it, oldest first (`null` views: nobody presenting). */
+export async function presenterSamples(server: Pick<TestServer, 'url'>, roomId: string, token: string): Promise<Array<PresenterSample | null>> {
+  const res = await fetch(`${server.url}/api/rooms/${roomId}/history`, { headers: { authorization: `Bearer ${token}` } });
+  const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as HistoryLine);
+  return lines.flatMap((l) => (l.type === 'presenter' ? [l.view] : []));
+}
 
 /** Sets the replay timeline to `t` as dragging its thumb does. */
 export const scrub = (page: Page, t: number): Promise<void> =>
