@@ -1,16 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SyncMode } from '@seam/server';
 import type { DocumentMeta } from '@seam/shared/model';
+import * as Y from 'yjs';
+import { runCli } from '../../server/src/cli/run';
 import { MIGRATIONS, migrate, openPostgresStore } from '../../server/src/store/postgres';
 import { openPool } from '../../server/src/store/postgres/pool';
 import type { SharedStore } from '../../server/src/store/shared-store';
 import { openSqliteSharedStore } from '../../server/src/store/sqlite-shared-store';
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
+import { addDocument, createRoom, startTestServer } from '../helpers';
+import { freePort } from '../helpers/scale/free-port';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
 import { describeContentStores } from '../helpers/scale/content-contract';
 import { describeInvitationsAndDrills } from '../helpers/scale/invitations-drills-contract';
@@ -205,6 +209,113 @@ describe('shared store when its backend is gone', () => {
       await expect(store.history.start('r', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('seam migrate', () => {
+  const trace = readFileSync(new URL('../fixtures/trace/mlp.trace.json.gz', import.meta.url));
+  const run = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['migrate', ...argv], { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out, err };
+  };
+  /** A room's stored document as JSON, from its snapshot and log. */
+  const roomJson = (state: { snapshot: Uint8Array | undefined; updates: readonly Uint8Array[] }) => {
+    const doc = new Y.Doc();
+    if (state.snapshot) Y.applyUpdate(doc, state.snapshot);
+    for (const u of state.updates) Y.applyUpdate(doc, u);
+    const json = Object.fromEntries([...doc.share.keys()].map((k) => [k, doc.get(k, Y.Map).toJSON()]));
+    doc.destroy();
+    return json;
+  };
+
+  it('copies a data directory written by a real server (rooms, annotations, a dump, a trace, the replay history) into PostgreSQL, and adds nothing the second time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seam-migrate-'));
+    try {
+      const server = await startTestServer({ dataDir: dir });
+      const room = await createRoom(server, 'Attention, migrated');
+      const dumpId = await addDocument(server, room.id, room.tokens.owner, 'attn.hlo', 'HloModule attn\n\nENTRY main {\n  ROOT p = f32[4] parameter(0)\n}\n');
+      const upload = await fetch(`${server.url}/api/rooms/${room.id}/documents?title=mlp.trace.json.gz`, {
+        method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/gzip' }, body: new Uint8Array(trace),
+      });
+      expect(upload.status).toBe(201);
+      const annotate = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, {
+        method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ docId: dumpId, from: 0, to: 14, kind: 'note', body: 'the whole module, migrated' }),
+      });
+      expect(annotate.status).toBe(201);
+      await server.close();
+
+      const url = await pgServer.createDatabase('migrated');
+      const first = await run(dir, url);
+      expect(first.err.filter((l) => !l.startsWith('seam: migrating '))).toEqual([]);
+      expect(first.code).toBe(0);
+      expect(first.out[0]).toMatch(/^table\s+rows\s+added\s+already there$/);
+      expect(first.out.at(-1)).toMatch(/: (\d+) of \1 rows added, 0 already there\.$/);
+
+      const embedded = openSqliteSharedStore(dir, SyncMode.full);
+      const scaled = await openPostgresStore(url);
+      try {
+        expect(await scaled.rooms.get(room.id)).toEqual(await embedded.rooms.get(room.id));
+        expect(await scaled.rooms.lookupToken(createHash('sha256').update(room.tokens.owner).digest())).toEqual({ roomId: room.id, role: 'owner' });
+        const log = await scaled.roomLog.load(room.id);
+        expect(roomJson(log)).toEqual(roomJson(await embedded.roomLog.load(room.id)));
+        expect(JSON.stringify(roomJson(log))).toContain('the whole module, migrated');
+        const docs = await embedded.documents.list(room.id);
+        expect(docs.map((d) => d.kind).sort()).toEqual(['hlo', 'trace']);
+        expect(await scaled.documents.list(room.id)).toEqual(docs);
+        for (const d of docs) {
+          expect(Buffer.from((await scaled.documents.textGzip(d.sha256))!).equals((await embedded.documents.textGzip(d.sha256))!)).toBe(true);
+          expect(Buffer.from((await scaled.documents.analysisGzip(d.sha256))!).equals((await embedded.documents.analysisGzip(d.sha256))!)).toBe(true);
+        }
+        const traced = docs.find((d) => d.kind === 'trace')!;
+        expect(await scaled.traces.has(traced.sha256)).toBe(true);
+        expect(Buffer.from((await scaled.traces.part(traced.sha256, 'ops'))!).equals((await embedded.traces.part(traced.sha256, 'ops'))!)).toBe(true);
+        const blocks = async (s: SharedStore) => (await Promise.all([0, 1, 2, 3].map((t) => s.traces.blocks(traced.sha256, t, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY)))).flat();
+        const embeddedBlocks = await blocks(embedded);
+        expect(embeddedBlocks.length).toBeGreaterThan(0);
+        expect((await blocks(scaled)).map((b) => Buffer.from(b).toString('hex'))).toEqual(embeddedBlocks.map((b) => Buffer.from(b).toString('hex')));
+        const history = async (s: SharedStore) => (await s.history.page(room.id, 0, Number.MAX_SAFE_INTEGER, undefined, 10_000, 1 << 30)).rows
+          .map((r) => ({ ...r, data: Buffer.from(r.data).toString('hex') }));
+        const embeddedHistory = await history(embedded);
+        expect(embeddedHistory.length).toBeGreaterThan(0);
+        expect(await history(scaled)).toEqual(embeddedHistory);
+        // An instance appending to the copied room numbers its updates after the copied ones.
+        const [next] = await scaled.roomLog.appendRooms([{ roomId: room.id, updates: [Y.encodeStateAsUpdate(new Y.Doc())] }]);
+        expect(next).toBeGreaterThan(log.lastId);
+        expect((await history(scaled)).at(-1)!.id).toBeGreaterThan(embeddedHistory.at(-1)!.id);
+      } finally {
+        await scaled.close();
+        await embedded.close();
+      }
+
+      const second = await run(dir, url);
+      expect(second.code).toBe(0);
+      expect(second.out.at(-1)).toMatch(/: 0 of \d+ rows added, \d+ already there\.$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a directory without seam.db, a URL that is not PostgreSQL, and an unreachable PostgreSQL, by name', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'seam-migrate-empty-'));
+    try {
+      const none = await run(empty, pgServer.url);
+      expect(none.code).toBe(1);
+      expect(none.err.join('\n')).toMatch(/no seam\.db in /);
+      expect((await run(empty, 'mysql://seam@127.0.0.1/seam')).code).toBe(2);
+      expect((await run(empty)).code).toBe(2);
+      const written = await startTestServer({ dataDir: empty });
+      await createRoom(written);
+      await written.close();
+      const unreachable = await run(empty, `postgres://seam:hunter2@127.0.0.1:${await freePort()}/seam`);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.err.join('\n')).toMatch(/store unavailable/);
+      expect(unreachable.err.join('\n')).not.toContain('hunter2');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 });

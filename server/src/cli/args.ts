@@ -5,6 +5,7 @@ export type Command =
   | { readonly name: 'diff'; readonly files: readonly [string, string]; readonly json: boolean }
   | { readonly name: 'gate'; readonly dir: string; readonly value?: string; readonly bar: number; readonly json: boolean }
   | { readonly name: 'push'; readonly link: string; readonly paths: readonly string[]; readonly watch: boolean; readonly quietSeconds: number }
+  | { readonly name: 'migrate'; readonly dataDir: string; readonly url: string }
   | { readonly name: 'help' };
 
 /** What `seam --help` prints. */
@@ -35,6 +36,13 @@ export const USAGE = `Usage:
       same files twice adds nothing. --watch keeps going and pushes new or changed files
       once each has been unchanged for --quiet seconds (default 2). Exit 0 when pushed,
       1 when the server refused or could not be reached, 2 for a bad command line or link.
+  seam migrate DATA_DIR DATABASE_URL
+      Copies an embedded data directory (DATA_DIR/seam.db; stop its server first) into the
+      PostgreSQL database at DATABASE_URL (postgres://USER@HOST:PORT/DB; a password is best
+      given in PGPASSWORD) for scaled mode: rooms, updates, dumps, traces, replay history,
+      capture jobs, invitations and drills, in batches. Rows already there are kept, so a copy
+      that broke off is finished by running it again. Exit 0 when copied, 1 when DATA_DIR has
+      no seam.db or PostgreSQL cannot be reached.
 `;
 
 /** Thrown for a command line that cannot be run; the message says why. */
@@ -97,6 +105,13 @@ export function parseArgs(argv: readonly string[]): Command {
     const quietSeconds = quietText === undefined ? 2 : Number(quietText);
     if (!Number.isFinite(quietSeconds) || quietSeconds < 0) throw new UsageError('--quiet needs a number of seconds, e.g. 2');
     return { name, link, paths, watch: flags.has('--watch'), quietSeconds };
+  }
+  if (name === 'migrate') {
+    if (flags.size > 0) throw new UsageError(`unknown option ${[...flags].join(' ')} for migrate`);
+    const [dataDir, url] = positional;
+    if (positional.length !== 2 || dataDir === undefined || url === undefined) throw new UsageError('migrate needs a DATA_DIR and a DATABASE_URL');
+    if (!/^postgres(ql)?:\/\/[^/]/.test(url)) throw new UsageError('DATABASE_URL must be a postgres:// URL');
+    return { name, dataDir, url };
   }
   throw new UsageError(`unknown command ${name}`);
 }

@@ -30,5 +30,8 @@ export async function runCli(argv: readonly string[], io: Output & Pick<PushOutp
       return runGate(cmd.dir, { bar: cmd.bar, json: cmd.json, ...(cmd.value !== undefined ? { value: cmd.value } : {}) }, io);
     case 'push':
       return runPush(cmd.link, cmd.paths, { watch: cmd.watch, quietSeconds: cmd.quietSeconds }, io, stop);
+    case 'migrate':
+      // Loaded only here: the other commands need neither SQLite nor PostgreSQL.
+      return (await import('./migrate-command')).runMigrate(cmd.dataDir, cmd.url, io);
   }
 }
