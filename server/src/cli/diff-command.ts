@@ -1,7 +1,7 @@
 import { detectKind, diffToMarkdown } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
-import { diffInThreads } from './diff-threads';
+import { diffInThreads, startSideThread } from './diff-threads';
 import { readTexts } from './read-texts';
 
 const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.hloOpt]);
@@ -15,17 +15,23 @@ const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.h
  * while A is read here.
  */
 export async function runDiff(files: readonly [string, string], json: boolean, io: Output): Promise<number> {
+  // The thread that reads B starts while the files are read.
+  const side = startSideThread();
   const texts = await readTexts(files, io);
-  if (texts === null) return 1;
+  if (texts === null) {
+    side.close();
+    return 1;
+  }
   const kinds = texts.map((t) => detectKind(t));
   for (let i = 0; i < 2; i++) {
     if (!HLO_KINDS.has(kinds[i] ?? '')) {
       io.err(`seam: ${files[i]} looks like ${kinds[i]}, not HLO; diff compares two HLO modules (as XLA prints them, before or after optimization)`);
+      side.close();
       return 1;
     }
   }
   const [a = '', b = ''] = texts;
-  const d = await diffInThreads(a, b, { kindA: kinds[0] as DocumentKind, kindB: kinds[1] as DocumentKind });
+  const d = await diffInThreads(a, b, { kindA: kinds[0] as DocumentKind, kindB: kinds[1] as DocumentKind }, side);
   for (const [i, list] of [d.diagnostics.a, d.diagnostics.b].entries()) {
     const errors = list.filter((x) => x.severity === 'error');
     if (errors.length > 0) io.err(`seam: ${files[i]}: ${errors.length}${errors.length === list.length ? '' : '+'} parse errors; first: ${errors[0]?.message}`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diffModules } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
-import { diffInThreads, readGraphInWorker } from './diff-threads';
+import { diffInThreads, startSideThread } from './diff-threads';
 import { REPO_ROOT } from './seam-process';
 
 const dump = (name: string): string => readFileSync(join(REPO_ROOT, 'test/fixtures/diff', name, 'hlo-opt.txt'), 'utf8');
@@ -28,7 +28,13 @@ describe('seam diff with B read in a worker thread', { timeout: 60_000 }, () => 
   it("rejects with the reading thread's error when it cannot read, and the diff with it", async () => {
     // Not a text: the worker's reading throws, and says so in its reply instead of hanging.
     const notText = 42 as unknown as string;
-    await expect(readGraphInWorker(notText, DocumentKind.hloOpt)).rejects.toThrow(/^reading a side of the diff failed: /);
+    await expect(startSideThread().read(notText, DocumentKind.hloOpt)).rejects.toThrow(/^reading a side of the diff failed: /);
     await expect(diffInThreads(dump('mlp'), notText)).rejects.toThrow(/^reading a side of the diff failed: /);
+  });
+
+  it('says a thread closed before it answered, rather than waiting for it', async () => {
+    const side = startSideThread();
+    side.close();
+    await expect(side.read(dump('mlp'), DocumentKind.hloOpt)).rejects.toThrow(/^the thread reading a side of the diff exited with \d+ before answering$/);
   });
 });

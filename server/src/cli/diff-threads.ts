@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { diffModulesAside, graphOfReply, type DiffGraphData, type DiffOptions, type GraphReply, type GraphRequest, type ModuleDiff } from '@seam/shared/ir';
-import type { DocumentKind } from '@seam/shared/model';
+import { diffModulesAside, graphOfReply, type DiffOptions, type GraphReader, type GraphReply, type GraphRequest, type ModuleDiff } from '@seam/shared/ir';
 
 /**
  * The worker's first code: the commands run TypeScript through tsx, whose loader a worker thread
@@ -12,27 +11,45 @@ function bootCode(): string {
   return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
 }
 
-/** Reads one side of a diff in a worker thread of its own, ended once it has answered. */
-export function readGraphInWorker(text: string, kind: DocumentKind): Promise<DiffGraphData> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(bootCode(), { eval: true });
-    worker.once('message', (reply: GraphReply) => {
-      void worker.terminate();
-      try {
-        resolve(graphOfReply(reply));
-      } catch (err) {
-        reject(err as Error);
-      }
-    });
+/** A worker thread reading one side of a diff: `read` once, or `close` when it is not needed. */
+export interface SideThread {
+  readonly read: GraphReader;
+  close(): void;
+}
+
+/**
+ * Starts a worker thread for one side of a diff. It takes about 0.3 s of its own to start (a
+ * thread, tsx, the reading modules), so a command starts it before it reads its files. It ends
+ * once it has answered, or on `close`.
+ */
+export function startSideThread(): SideThread {
+  const worker = new Worker(bootCode(), { eval: true });
+  // Until `read` is called, a failure to start waits here to be said by it.
+  const answer = new Promise<GraphReply>((resolve, reject) => {
+    worker.once('message', resolve);
     worker.once('error', reject);
     // Only an exit before the answer says anything: after it, the promise is settled.
     worker.once('exit', (code) => reject(new Error(`the thread reading a side of the diff exited with ${code} before answering`)));
-    const request: GraphRequest = { text, kind };
-    worker.postMessage(request);
   });
+  answer.catch(() => undefined);
+  return {
+    read: async (text, kind) => {
+      const request: GraphRequest = { text, kind };
+      worker.postMessage(request);
+      try {
+        return graphOfReply(await answer);
+      } finally {
+        void worker.terminate();
+      }
+    },
+    close: () => void worker.terminate(),
+  };
 }
 
-/** `seam diff`'s core: `diffModules`, with B read in a worker thread while this one reads A. */
-export function diffInThreads(textA: string, textB: string, options: DiffOptions = {}): Promise<ModuleDiff> {
-  return diffModulesAside(textA, textB, options, readGraphInWorker);
+/**
+ * `seam diff`'s core: `diffModules`, with B read in a worker thread while this one reads A; the
+ * thread is started here unless one was (`startSideThread`).
+ */
+export function diffInThreads(textA: string, textB: string, options: DiffOptions = {}, side: SideThread = startSideThread()): Promise<ModuleDiff> {
+  return diffModulesAside(textA, textB, options, side.read);
 }
