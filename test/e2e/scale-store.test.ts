@@ -134,6 +134,7 @@ describe('shared store when its backend is gone', () => {
       const calls: (() => Promise<unknown>)[] = [
         () => store.documents.add('r', meta, undefined),
         () => store.documents.textGzip(sha),
+        () => store.documents.textGzipPieces(sha),
         () => store.traces.put(sha, reduced),
         () => store.traces.blocks(sha, 0, 0, 1),
         () => store.history.recordPresenter('r', Date.now(), null),

@@ -435,6 +435,10 @@ export function validated(store: SharedStore): SharedStore {
         checkSha256(sha256);
         return documents.textGzip(sha256);
       },
+      textGzipPieces: async (sha256) => {
+        checkSha256(sha256);
+        return documents.textGzipPieces(sha256);
+      },
       analysisGzip: async (sha256) => {
         checkSha256(sha256);
         return documents.analysisGzip(sha256);

@@ -43,7 +43,17 @@ export const DOCUMENT_METHODS = [
  * Dumps: blobs by sha256 (gzip of the text and of the analysis, stored once across rooms), their
  * analysis parts, and the rooms' documents that point at them. Bodies are stored and served gzipped.
  */
-export type DocumentBlobs = AsyncOf<DocumentsStore, (typeof DOCUMENT_METHODS)[number]>;
+export type DocumentBlobs = AsyncOf<DocumentsStore, (typeof DOCUMENT_METHODS)[number]> & {
+  /**
+   * A blob's gzipped text in pieces of at most `BODY_PIECE_BYTES`, read as they are consumed (in
+   * PostgreSQL, a few chunk rows at a time), with its length; undefined when it is not stored.
+   * For serving a large body (a trace of gigabytes) without holding it whole.
+   */
+  readonly textGzipPieces: (sha256: string) => Promise<{ readonly bytes: number; readonly pieces: AsyncIterable<Uint8Array> } | undefined>;
+};
+
+/** Largest piece `textGzipPieces` yields: 4 MiB, the size of PostgreSQL's body chunks. */
+export const BODY_PIECE_BYTES = 4 * 1024 * 1024;
 
 /** The methods of the embedded `TraceStore` the shared store serves. */
 export const TRACE_METHODS = ['has', 'put', 'overview', 'putOverview', 'part', 'blocks'] as const satisfies readonly (keyof TraceStore)[];

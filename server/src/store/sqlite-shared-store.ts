@@ -5,7 +5,7 @@ import { openStore, type Store } from './index';
 import { validated } from './shared-input';
 import { DrillStore } from '../teaching/drill-store';
 import { InvitationsStore } from './invitations-store';
-import { DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
+import { BODY_PIECE_BYTES, DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -37,6 +37,17 @@ function asyncOf<T extends object, K extends keyof T>(target: T, name: string, k
   return out as AsyncOf<T, K>;
 }
 
+/** A body SQLite returns whole, handed out in `BODY_PIECE_BYTES` pieces (views of it, no copy). */
+function pieces(whole: Buffer | undefined): { bytes: number; pieces: AsyncIterable<Uint8Array> } | undefined {
+  if (!whole) return undefined;
+  return {
+    bytes: whole.length,
+    pieces: (async function* () {
+      for (let at = 0; at < whole.length; at += BODY_PIECE_BYTES) yield whole.subarray(at, at + BODY_PIECE_BYTES);
+    })(),
+  };
+}
+
 /**
  * Today's embedded SQLite classes behind the shared store's interface, unchanged (each call runs
  * synchronously on the event loop, as they always have; the promise is only the interface).
@@ -47,7 +58,7 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
     jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
-    documents: asyncOf(store.documents, 'documents', DOCUMENT_METHODS),
+    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)) },
     traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
     history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
     invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),

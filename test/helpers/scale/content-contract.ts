@@ -5,7 +5,7 @@ import * as Y from 'yjs';
 import type { DocumentMeta } from '@seam/shared/model';
 import type { StoredBlob } from '../../../server/src/store/documents-store';
 import { MAX_PRESENTER_BYTES, MAX_ROW_VALUE_BYTES } from '../../../server/src/store/shared-input';
-import type { SharedStore } from '../../../server/src/store/shared-store';
+import { BODY_PIECE_BYTES, type SharedStore } from '../../../server/src/store/shared-store';
 import { StoreInputError } from '../../../server/src/store/store-errors';
 import { EMPTY_STATE, HistoryRowKind, type HistoryRow } from '../../../server/src/teaching/replay/history-store';
 import type { StoredTrace } from '../../../server/src/trace/stored-form';
@@ -104,6 +104,13 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
         expect(same(await store.documents.textGzip(meta.sha256), blob.gzip)).toBe(true);
         expect(same(await store.documents.analysisGzip(meta.sha256), blob.analysisGzip)).toBe(true);
         expect(await store.documents.analysisPartGzip(meta.sha256, 'views')).toBeUndefined();
+        const read = await store.documents.textGzipPieces(meta.sha256);
+        expect(read?.bytes).toBe(blob.gzip.length);
+        const pieces: Uint8Array[] = [];
+        for await (const piece of read!.pieces) pieces.push(piece);
+        expect(pieces.map((p) => p.length)).toEqual([BODY_PIECE_BYTES, BODY_PIECE_BYTES, blob.gzip.length - 2 * BODY_PIECE_BYTES]);
+        expect(Buffer.concat(pieces).equals(blob.gzip)).toBe(true);
+        expect(await store.documents.textGzipPieces(sha256('never stored'))).toBeUndefined();
       });
 
       it('lists an imported folder all or nothing: module refs without pass dumps, files by path, and moves a path', async () => {
@@ -190,6 +197,7 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
           () => store.documents.addAll('r', [{ meta }], 'check' as never),
           () => store.documents.analysisPartGzip(meta.sha256, 'all' as never),
           () => store.documents.textGzip('g'.repeat(64)),
+          () => store.documents.textGzipPieces('../blobs'),
           () => store.documents.putAnalysisParts(meta.sha256, { views: huge, keys: gz('{}') }),
           () => store.documents.add('r', meta, { ...blob, parts: { views: huge, keys: gz('{}') } }),
         ];

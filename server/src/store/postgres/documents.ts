@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ANALYSIS_PARTS_VERSION, type AnalysisPart } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { COLUMNS, moduleOf, rowOf, toMeta, type DocumentRow, type StoredBlob } from '../documents-store';
-import type { DocumentBlobs } from '../shared-store';
+import { BODY_PIECE_BYTES, type DocumentBlobs } from '../shared-store';
 import { bytea, query, transaction, type Queryable } from './pool';
 
 /** A blob's bodies in `blob_chunks.body`. */
@@ -11,9 +11,12 @@ type Body = (typeof Body)[keyof typeof Body];
 
 /**
  * Bytes of one `blob_chunks` row: a trace's gzipped text may be gigabytes, past the 1 GiB one
- * `bytea` (and one protocol message) holds, so bodies are cut into rows of 4 MiB.
+ * `bytea` (and one protocol message) holds, so bodies are cut into rows of 4 MiB (the pieces
+ * `textGzipPieces` yields).
  */
-export const BLOB_CHUNK_BYTES = 4 * 1024 * 1024;
+const BLOB_CHUNK_BYTES = BODY_PIECE_BYTES;
+/** Chunk rows read at once while a body is read in pieces (16 MiB). */
+const CHUNKS_PER_READ = 4;
 /** Chunks sent in one INSERT (32 MiB): a large body is written in several statements, never one huge message. */
 const CHUNKS_PER_STATEMENT = 8;
 /** Document rows in one INSERT (17 parameters each, well under PostgreSQL's 65,535). */
@@ -115,6 +118,19 @@ export function postgresDocuments(pool: pg.Pool): DocumentBlobs {
       return r && toMeta(r);
     },
     textGzip: (sha256) => readBody(pool, 'documents.textGzip', sha256, Body.text),
+    textGzipPieces: async (sha256) => {
+      const blob = await one<{ gzip_bytes: number }>('documents.textGzipPieces', 'SELECT gzip_bytes FROM blobs WHERE sha256 = $1', [sha256]);
+      if (!blob) return undefined;
+      const pieces = async function* () {
+        for (let seq = 0; ; seq += CHUNKS_PER_READ) {
+          const rows = (await query<{ data: Buffer }>(pool, 'documents.textGzipPieces',
+            'SELECT data FROM blob_chunks WHERE sha256 = $1 AND body = $2 AND seq >= $3 AND seq < $4 ORDER BY seq', [sha256, Body.text, seq, seq + CHUNKS_PER_READ])).rows;
+          for (const r of rows) yield r.data;
+          if (rows.length < CHUNKS_PER_READ) return;
+        }
+      };
+      return { bytes: blob.gzip_bytes, pieces: pieces() };
+    },
     analysisGzip: (sha256) => readBody(pool, 'documents.analysisGzip', sha256, Body.analysis),
     analysisPartGzip: async (sha256, part) =>
       (await one<{ gzip: Buffer }>('documents.analysisPartGzip', 'SELECT gzip FROM analysis_parts WHERE sha256 = $1 AND part = $2 AND version = $3', [sha256, part, ANALYSIS_PARTS_VERSION]))?.gzip,
