@@ -16,6 +16,7 @@ import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { addDocument, createRoom, startTestServer } from '../helpers';
 import { freePort } from '../helpers/scale/free-port';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
+import { describeRunnerTokens } from '../helpers/scale/runner-tokens-contract';
 import { describeContentStores } from '../helpers/scale/content-contract';
 import { describeInvitationsAndDrills } from '../helpers/scale/invitations-drills-contract';
 import { describeSharedStore, hashes, type ContractBackend, type ContractClock } from '../helpers/scale/store-contract';
@@ -80,6 +81,8 @@ describeContentStores('SQLite (embedded, a file on disk)', sqliteBackend);
 describeContentStores('PostgreSQL', postgresBackend);
 describeInvitationsAndDrills('SQLite (embedded, a file on disk)', sqliteBackend);
 describeInvitationsAndDrills('PostgreSQL', postgresBackend);
+describeRunnerTokens('SQLite (embedded, a file on disk)', sqliteBackend);
+describeRunnerTokens('PostgreSQL', postgresBackend);
 
 describe('PostgreSQL schema migrations', () => {
   it('migrates a fresh database once when several instances open it at the same time, and not again later', async () => {
@@ -118,7 +121,7 @@ describe('shared store when its backend is gone', () => {
     }
   });
 
-  it('PostgreSQL stopped: dump, trace, history, invitation and drill calls fail with StoreUnavailableError and store nothing', async () => {
+  it('PostgreSQL stopped: dump, trace, history, invitation, drill and runner token calls fail with StoreUnavailableError and store nothing', async () => {
     const url = await pgServer.createDatabase('outage_content');
     const store = await openPostgresStore(url);
     const gz = (text: string) => gzipSync(text);
@@ -142,6 +145,7 @@ describe('shared store when its backend is gone', () => {
         () => store.roomLog.appendRooms([{ roomId: 'r', updates: [new Uint8Array([2])] }]),
         () => store.invitations.insert(createHash('sha256').update('secret').digest(), { id: 'inv', note: '', uses: 1, createdAt: 1, expiresAt: null }),
         () => store.drills.create({ id: 'dr', roomId: 'r', docId: 'd1', items: [], createdAt: 1 }),
+        () => store.runnerTokens.create('cpu-1'),
       ];
       for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StoreUnavailableError);
       await pgServer.start();
@@ -150,6 +154,7 @@ describe('shared store when its backend is gone', () => {
       expect(await store.history.presenterSamples('r', 10)).toEqual([]);
       expect(await store.invitations.list()).toEqual([]);
       expect(await store.drills.countInRoom('r')).toBe(0);
+      expect(await store.runnerTokens.list()).toEqual([]);
       const rows = (await store.history.page('r', 0, Date.now(), undefined, 10, 1 << 20)).rows;
       expect(rows.map((r) => [...r.data])).toEqual([[1]]);
     } finally {
@@ -232,7 +237,7 @@ describe('seam migrate', () => {
     return json;
   };
 
-  it('copies a data directory written by a real server (rooms, annotations, a dump, a trace, the replay history) into PostgreSQL, and adds nothing the second time', async () => {
+  it('copies a data directory written by a real server (rooms, annotations, a dump, a trace, the replay history, a runner token) into PostgreSQL, and adds nothing the second time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seam-migrate-'));
     try {
       const server = await startTestServer({ dataDir: dir });
@@ -248,6 +253,9 @@ describe('seam migrate', () => {
       });
       expect(annotate.status).toBe(201);
       await server.close();
+      const operator = openSqliteSharedStore(dir, SyncMode.full);
+      const runnerToken = (await operator.runnerTokens.create('cpu-1')).token;
+      await operator.close();
 
       const url = await pgServer.createDatabase('migrated');
       const first = await run(dir, url);
@@ -283,6 +291,7 @@ describe('seam migrate', () => {
         const embeddedHistory = await history(embedded);
         expect(embeddedHistory.length).toBeGreaterThan(0);
         expect(await history(scaled)).toEqual(embeddedHistory);
+        expect(await scaled.runnerTokens.verify(runnerToken)).toMatchObject({ name: 'cpu-1', serverMinted: false, revokedAt: null });
         // An instance appending to the copied room numbers its updates after the copied ones.
         const [next] = await scaled.roomLog.appendRooms([{ roomId: room.id, updates: [Y.encodeStateAsUpdate(new Y.Doc())] }]);
         expect(next).toBeGreaterThan(log.lastId);

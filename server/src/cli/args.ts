@@ -40,9 +40,9 @@ export const USAGE = `Usage:
       Copies an embedded data directory (DATA_DIR/seam.db; stop its server first) into the
       PostgreSQL database at DATABASE_URL (postgres://USER@HOST:PORT/DB; a password is best
       given in PGPASSWORD) for scaled mode: rooms, updates, dumps, traces, replay history,
-      capture jobs, invitations and drills, in batches. Rows already there are kept, so a copy
-      that broke off is finished by running it again. Exit 0 when copied, 1 when DATA_DIR has
-      no seam.db or PostgreSQL cannot be reached.
+      capture jobs, invitations, drills and runner tokens, in batches. Rows already there are
+      kept, so a copy that broke off is finished by running it again. Exit 0 when copied, 1
+      when DATA_DIR has no seam.db or PostgreSQL cannot be reached.
 `;
 
 /** Thrown for a command line that cannot be run; the message says why. */

@@ -72,6 +72,7 @@ const TABLES: readonly TableCopy[] = [
   { table: 'invitations', columns: ['id', 'hash', 'note', 'uses', 'uses_left', 'created_at', 'expires_at', 'revoked_at'], rows: SMALL_ROWS },
   { table: 'drills', columns: ['id', 'room_id', 'doc_id', 'items', 'created_at', 'revealed_at'], rows: SMALL_ROWS },
   { table: 'drill_answers', columns: ['drill_id', 'person', 'name', 'question_id', 'answer', 'correct', 'answered_at', 'first_at'], rows: SMALL_ROWS },
+  { table: 'runner_tokens', columns: ['id', 'name', 'hash', 'created_at', 'revoked_at', 'server_minted'], rows: SMALL_ROWS },
 ];
 
 /** The tables `seam migrate` copies, in order. */

@@ -14,11 +14,15 @@ export interface RunnerTokenInfo {
   readonly serverMinted: boolean;
 }
 
-interface TokenRow { id: string; name: string; created_at: number; revoked_at: number | null; server_minted: number }
+/** A `runner_tokens` row as both backends read it (`server_minted` is 0 or 1). */
+export interface TokenRow { id: string; name: string; created_at: number; revoked_at: number | null; server_minted: number }
 
-const COLUMNS = 'id, name, created_at, revoked_at, server_minted';
+/** The columns of a token as listed. */
+export const TOKEN_COLUMNS = 'id, name, created_at, revoked_at, server_minted';
+const COLUMNS = TOKEN_COLUMNS;
 
-function fromRow(r: TokenRow): RunnerTokenInfo {
+/** A stored row as listed. */
+export function fromRow(r: TokenRow): RunnerTokenInfo {
   return { id: r.id, name: r.name, createdAt: r.created_at, revokedAt: r.revoked_at, serverMinted: r.server_minted === 1 };
 }
 
@@ -40,8 +44,21 @@ export function registrationProblem(token: RunnerTokenInfo, name: string): strin
 /** Prefix of every runner token, so one is never mistaken for a room token. */
 export const RUNNER_TOKEN_PREFIX = 'srn_';
 
-function hashToken(token: string): string {
+/** The stored form of a runner token: its SHA-256 in hex. */
+export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+/** Throws `RunnerNameError` unless an operator may mint a token for `name`: 1 to `RUNNER_LIMITS.name` characters, not `local`. */
+export function checkRunnerName(name: string): void {
+  if (name.length === 0 || name.length > RUNNER_LIMITS.name) throw new RunnerNameError(`a runner name has 1 to ${RUNNER_LIMITS.name} characters`);
+  if (name === LOCAL_RUNNER) throw new RunnerNameError(`the runner name "${LOCAL_RUNNER}" is reserved for the server's own local runner`);
+}
+
+/** A new token: the secret (shown once), its id, and the hash that is stored. */
+export function newRunnerToken(): { readonly token: string; readonly id: string; readonly hash: string } {
+  const token = RUNNER_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  return { token, id: randomBytes(8).toString('hex'), hash: hashToken(token) };
 }
 
 /**
@@ -59,17 +76,15 @@ export class RunnerTokens {
    * over-long name and for `local`, which only the server's own runner may use.
    */
   create(name: string): RunnerTokenInfo & { readonly token: string } {
-    if (name.length === 0 || name.length > RUNNER_LIMITS.name) throw new RunnerNameError(`a runner name has 1 to ${RUNNER_LIMITS.name} characters`);
-    if (name === LOCAL_RUNNER) throw new RunnerNameError(`the runner name "${LOCAL_RUNNER}" is reserved for the server's own local runner`);
+    checkRunnerName(name);
     return this.mint(name, false);
   }
 
   private mint(name: string, serverMinted: boolean): RunnerTokenInfo & { readonly token: string } {
-    const token = RUNNER_TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const id = randomBytes(8).toString('hex');
+    const { token, id, hash } = newRunnerToken();
     const createdAt = this.now();
     this.db.prepare('INSERT INTO runner_tokens (id, name, hash, created_at, server_minted) VALUES (?, ?, ?, ?, ?)')
-      .run(id, name, hashToken(token), createdAt, serverMinted ? 1 : 0);
+      .run(id, name, hash, createdAt, serverMinted ? 1 : 0);
     return { id, name, createdAt, revokedAt: null, serverMinted, token };
   }
 

@@ -252,7 +252,7 @@ function checkObject(what: string, value: unknown): void {
  * refuse the same things.
  */
 export function validated(store: SharedStore): SharedStore {
-  const { roomLog, rooms, jobs, documents, traces, history, invitations, drills } = store;
+  const { roomLog, rooms, jobs, documents, traces, history, invitations, drills, runnerTokens } = store;
   return {
     roomLog: {
       load: async (roomId) => {
@@ -583,6 +583,30 @@ export function validated(store: SharedStore): SharedStore {
         checkText('drill id', drillId);
         checkText('person', person);
         return drills.answersOf(drillId, person);
+      },
+    },
+    runnerTokens: {
+      // A name a token may not be minted for (empty, too long, `local`) is the store's own `RunnerNameError`.
+      create: async (name) => {
+        checkText('runner name', name);
+        return runnerTokens.create(name);
+      },
+      rotate: async (name) => {
+        checkId('runner name', name);
+        return runnerTokens.rotate(name);
+      },
+      list: () => runnerTokens.list(),
+      revoke: async (id) => {
+        checkText('runner token id', id);
+        return runnerTokens.revoke(id);
+      },
+      verify: async (token) => {
+        checkText('runner token', token);
+        return runnerTokens.verify(token);
+      },
+      isLive: async (id) => {
+        checkText('runner token id', id);
+        return runnerTokens.isLive(id);
       },
     },
     close: () => store.close(),

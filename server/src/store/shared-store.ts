@@ -1,4 +1,5 @@
 import type { JobQueue } from '../jobs/queue';
+import type { RunnerTokens } from '../jobs/runner-tokens';
 import type { DrillStore } from '../teaching/drill-store';
 import type { HistoryStore } from '../teaching/replay/history-store';
 import type { TraceStore } from '../trace/store';
@@ -82,9 +83,16 @@ export const DRILL_METHODS = ['create', 'get', 'countInRoom', 'reveal', 'people'
 /** Drills with their expected answers, and each person's answers. */
 export type Drills = AsyncOf<DrillStore, (typeof DRILL_METHODS)[number]>;
 
+/** The methods of the embedded `RunnerTokens` the shared store serves. */
+export const RUNNER_TOKEN_METHODS = ['create', 'rotate', 'list', 'revoke', 'verify', 'isLive'] as const satisfies readonly (keyof RunnerTokens)[];
+
+/** Runner tokens by the hash of their secret, each bound to one runner name. */
+export type RunnerTokenStore = AsyncOf<RunnerTokens, (typeof RUNNER_TOKEN_METHODS)[number]>;
+
 /**
  * What instances of Seam must share to serve any room from any instance: the room log (with the
- * replay history it records), the rooms, the job queue, the dumps, the traces, invitations and drills. One interface, two implementations that pass one contract suite: the
+ * replay history it records), the rooms, the job queue, the dumps, the traces, invitations,
+ * drills and runner tokens. One interface, two implementations that pass one contract suite: the
  * embedded SQLite store (`sqlite-shared-store.ts`, for one instance) and PostgreSQL
  * (`postgres/`, for many). Every method validates its input first and throws `StoreInputError`
  * without writing; a backend that cannot be reached or refuses the write makes it throw
@@ -99,6 +107,7 @@ export interface SharedStore {
   readonly history: ReplayHistory;
   readonly invitations: Invitations;
   readonly drills: Drills;
+  readonly runnerTokens: RunnerTokenStore;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import type { SyncMode } from '../config';
 import { JobQueue } from '../jobs/queue';
+import { RunnerTokens } from '../jobs/runner-tokens';
 import { openStore, type Store } from './index';
 import { validated } from './shared-input';
 import { DrillStore } from '../teaching/drill-store';
 import { InvitationsStore } from './invitations-store';
-import { BODY_PIECE_BYTES, DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
+import { BODY_PIECE_BYTES, DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, RUNNER_TOKEN_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -53,7 +54,7 @@ function pieces(whole: Buffer | undefined): { bytes: number; pieces: AsyncIterab
  * synchronously on the event loop, as they always have; the promise is only the interface).
  * `closeStore` says whether `close()` closes the SQLite store too (true when this adapter opened it).
  */
-export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = false): SharedStore {
+export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = false, now: () => number = Date.now): SharedStore {
   return validated({
     roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
@@ -63,6 +64,7 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
     invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),
     drills: asyncOf(new DrillStore(store.db), 'drills', DRILL_METHODS),
+    runnerTokens: asyncOf(new RunnerTokens(store.db, now), 'runnerTokens', RUNNER_TOKEN_METHODS),
     close: async () => {
       if (closeStore) store.close();
     },
@@ -72,5 +74,5 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
 /** Opens the embedded store in `dataDir` (as the server does) and serves it as a shared store; `close()` closes it. */
 export function openSqliteSharedStore(dataDir: string, syncMode: SyncMode, now: () => number = Date.now): SharedStore {
   const store = openStore(dataDir, syncMode);
-  return sqliteSharedStore(store, new JobQueue(store.db, now), true);
+  return sqliteSharedStore(store, new JobQueue(store.db, now), true, now);
 }

@@ -9,6 +9,7 @@ import { migrate } from './migrations';
 import { openPool } from './pool';
 import { postgresRoomLog } from './room-log';
 import { postgresRooms } from './rooms';
+import { postgresRunnerTokens } from './runner-tokens';
 import { postgresTraces } from './traces';
 
 export { MIGRATIONS, migrate } from './migrations';
@@ -35,6 +36,7 @@ export async function openPostgresStore(url: string, opts: { max?: number; now?:
     history: postgresHistory(pool),
     invitations: postgresInvitations(pool),
     drills: postgresDrills(pool),
+    runnerTokens: postgresRunnerTokens(pool, opts.now),
     close: () => pool.end(),
   });
 }

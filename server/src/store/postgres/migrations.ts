@@ -213,6 +213,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'runner tokens',
+    sql: `
+      CREATE TABLE runner_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        server_minted INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ];
 
 /** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */
