@@ -338,6 +338,27 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
         expect(small.rows[0]!.kind).toBe(HistoryRowKind.presenter);
       });
 
+      it('pages a long history in commit order, cut by count or by bytes, and says when more remains', async () => {
+        const store = await start();
+        const updates = Array.from({ length: 700 }, (_, i) => new Uint8Array([i & 0xff, i >> 8, 7, 7, 7, 7, 7, 7, 7, 7]));
+        await store.roomLog.appendRooms([{ roomId: 'long', updates: updates.slice(0, 400) }]);
+        await store.roomLog.appendRooms([{ roomId: 'long', updates: updates.slice(400) }]);
+        const numbers = (rows: readonly HistoryRow[]) => rows.map((r) => r.data[0]! + (r.data[1]! << 8));
+        const all = await store.history.page('long', 0, Number.MAX_SAFE_INTEGER, undefined, 700, 1 << 20);
+        expect(numbers(all.rows)).toEqual(updates.map((_, i) => i));
+        expect(all.more).toBe(false);
+        const counted = await store.history.page('long', 0, Number.MAX_SAFE_INTEGER, undefined, 650, 1 << 20);
+        expect(counted.rows).toHaveLength(650);
+        expect(counted.more).toBe(true);
+        const last = counted.rows.at(-1)!;
+        const rest = await store.history.page('long', 0, Number.MAX_SAFE_INTEGER, { at: last.at, id: last.id }, 650, 1 << 20);
+        expect(numbers(rest.rows)).toEqual(Array.from({ length: 50 }, (_, i) => 650 + i));
+        expect(rest.more).toBe(false);
+        const cut = await store.history.page('long', 0, Number.MAX_SAFE_INTEGER, undefined, 700, 5_005);
+        expect(numbers(cut.rows)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+        expect(cut.more).toBe(true);
+      });
+
       it('drops the oldest entries past the byte bound into a base that still rebuilds the document', async () => {
         const store = await start();
         const keys = Array.from({ length: 12 }, (_, i) => `key${i}`);

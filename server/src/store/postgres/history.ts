@@ -6,6 +6,8 @@ import { bytea, query, transaction, type Queryable } from './pool';
 
 /** History rows read at once while dropping old entries (a 64 MiB history is walked page by page). */
 const TRIM_PAGE_ROWS = 512;
+/** History rows read at once while filling a page. */
+const PAGE_READ_ROWS = 256;
 
 interface BaseRow {
   data: Buffer;
@@ -127,22 +129,23 @@ export function postgresHistory(pool: pg.Pool): ReplayHistory {
         [roomId, HistoryRowKind.presenter, limit])).rows.map((r) => ({ at: r.at, view: JSON.parse(dec.decode(r.data)) as unknown }));
     },
     page: async (roomId, from, to, after, limit, maxBytes) => {
-      const cur = after ?? { at: from, id: 0 };
-      // One row past `limit` says whether more remain.
-      const found = (await query<EntryRow>(pool, 'history.page', `SELECT id, at, kind, data FROM room_history
-        WHERE room_id = $1 AND at <= $2 AND (at > $3 OR (at = $3 AND id > $4)) ORDER BY at, id LIMIT $5`, [roomId, to, cur.at, cur.id, limit + 1])).rows;
+      let cur = after ?? { at: from, id: 0 };
       const rows: HistoryRow[] = [];
       let bytes = 0;
-      let more = false;
-      for (const r of found) {
-        if (rows.length >= limit || (rows.length > 0 && bytes + r.data.length > maxBytes)) {
-          more = true;
-          break;
+      // Read a few hundred rows at a time, so that a page cut by its byte bound reads little past it;
+      // one row past `limit` says whether more remain.
+      for (;;) {
+        const want = Math.min(limit + 1 - rows.length, PAGE_READ_ROWS);
+        const found = (await query<EntryRow>(pool, 'history.page', `SELECT id, at, kind, data FROM room_history
+          WHERE room_id = $1 AND at <= $2 AND (at > $3 OR (at = $3 AND id > $4)) ORDER BY at, id LIMIT $5`, [roomId, to, cur.at, cur.id, want])).rows;
+        for (const r of found) {
+          if (rows.length >= limit || (rows.length > 0 && bytes + r.data.length > maxBytes)) return { rows, more: true };
+          rows.push({ id: r.id, at: r.at, kind: r.kind as HistoryRowKind, data: r.data });
+          bytes += r.data.length;
+          cur = r;
         }
-        rows.push({ id: r.id, at: r.at, kind: r.kind as HistoryRowKind, data: r.data });
-        bytes += r.data.length;
+        if (found.length < want) return { rows, more: false };
       }
-      return { rows, more };
     },
   };
 }
