@@ -1,7 +1,7 @@
 import { detectKind, diffToMarkdown } from '@seam/shared/ir';
 import { DocumentKind } from '@seam/shared/model';
 import type { Output } from './analyze-command';
-import { diffInThreads, startSideThread } from './diff-threads';
+import { diffInThreads, startSideThread, type SideThread } from './diff-threads';
 import { readTexts } from './read-texts';
 
 const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.hloOpt]);
@@ -15,18 +15,22 @@ const HLO_KINDS: ReadonlySet<string> = new Set([DocumentKind.hlo, DocumentKind.h
  * while A is read here.
  */
 export async function runDiff(files: readonly [string, string], json: boolean, io: Output): Promise<number> {
-  // The thread that reads B starts while the files are read.
+  // The thread that reads B starts while the files are read; it is ended however this returns.
   const side = startSideThread();
-  const texts = await readTexts(files, io);
-  if (texts === null) {
+  try {
+    return await diffFiles(files, json, io, side);
+  } finally {
     side.close();
-    return 1;
   }
+}
+
+async function diffFiles(files: readonly [string, string], json: boolean, io: Output, side: SideThread): Promise<number> {
+  const texts = await readTexts(files, io);
+  if (texts === null) return 1;
   const kinds = texts.map((t) => detectKind(t));
   for (let i = 0; i < 2; i++) {
     if (!HLO_KINDS.has(kinds[i] ?? '')) {
       io.err(`seam: ${files[i]} looks like ${kinds[i]}, not HLO; diff compares two HLO modules (as XLA prints them, before or after optimization)`);
-      side.close();
       return 1;
     }
   }
