@@ -43,8 +43,10 @@ export class DiffGraph {
   readonly module: DiffModuleInfo;
   private readonly sourceOf: Int32Array;
   private readonly sources: readonly SourceRef[];
-  /** Node ids by name, per computation; made on the first `find`. */
-  private byScope: Map<string, number>[] | undefined;
+  /** Node ids by name, per computation, each made on the first `find` in it. */
+  private readonly byScope: (Map<string, number> | undefined)[] = [];
+  /** Where each computation's nodes start, and end (they are read one computation at a time); made on the first `find`. */
+  private scopeNodes: Int32Array | undefined;
   /** Computation ids by name (names repeat only across modules of one text). */
   private readonly scopeIds = new Map<string, number[]>();
 
@@ -89,12 +91,22 @@ export class DiffGraph {
 
   /** The node `name` of computation `scope`, if any. */
   find(scope: string, name: string): number {
-    const byScope = (this.byScope ??= namesByScope(this));
     for (const id of this.scopeIds.get(scope) ?? []) {
-      const n = byScope[id]?.get(name);
+      const n = this.namesOf(id).get(name);
       if (n !== undefined) return n;
     }
     return NONE;
+  }
+
+  /** Computation `id`'s nodes by name (a name defined twice: the later). */
+  private namesOf(id: number): Map<string, number> {
+    let names = this.byScope[id];
+    if (names) return names;
+    const at = (this.scopeNodes ??= scopeNodes(this.comp, this.scopes.length));
+    names = new Map();
+    for (let i = at[id] as number; i < (at[id + 1] as number); i++) names.set(this.name[i] as string, i);
+    this.byScope[id] = names;
+    return names;
   }
 
   /** The node an operand stands for once fusion boundaries are seen through. */
@@ -118,10 +130,16 @@ export class DiffGraph {
   }
 }
 
-function namesByScope(g: DiffGraph): Map<string, number>[] {
-  const out = g.scopes.map(() => new Map<string, number>());
-  for (let i = 0; i < g.count; i++) out[g.comp[i] as number]?.set(g.name[i] as string, i);
-  return out;
+/**
+ * Computation `id`'s nodes are `[at[id], at[id + 1])`: a computation's instructions are read one
+ * after another, and each gets its id when its first one is read, so ids follow the nodes.
+ */
+function scopeNodes(comp: Int32Array, scopes: number): Int32Array {
+  const at = new Int32Array(scopes + 1).fill(comp.length);
+  for (let i = comp.length - 1; i >= 0; i--) at[comp[i] as number] = i;
+  // A computation with no node of its own (none is made so) would start where the next does.
+  for (let id = scopes - 1; id >= 0; id--) if ((at[id] as number) > (at[id + 1] as number)) at[id] = at[id + 1] as number;
+  return at;
 }
 
 /** The columns `resolve` walks, as a graph being built has them before its operands are resolved. */
