@@ -162,7 +162,7 @@ describe('shared store when its backend is gone', () => {
     }
   });
 
-  it('PostgreSQL killed (kill -9) mid-stream: every append that resolved is there after recovery, none that rejected is acknowledged', async () => {
+  it('PostgreSQL killed (kill -9) mid-stream: every append that resolved is there after recovery with its history, none that rejected is acknowledged', async () => {
     const url = await pgServer.createDatabase('crash');
     const store = await openPostgresStore(url);
     try {
@@ -186,6 +186,9 @@ describe('shared store when its backend is gone', () => {
       await pgServer.start();
       const stored = new Set((await store.roomLog.load('r')).updates.map((u) => u[0]! + (u[1]! << 8)));
       for (const n of resolved) expect(stored.has(n)).toBe(true);
+      // The history is written in the append's transaction: after the crash it holds exactly the updates the log holds.
+      const history = (await store.history.page('r', 0, Number.MAX_SAFE_INTEGER, undefined, 10_000, 1 << 30)).rows.map((r) => r.data[0]! + (r.data[1]! << 8));
+      expect(history).toEqual((await store.roomLog.load('r')).updates.map((u) => u[0]! + (u[1]! << 8)));
       expect(rejected.length).toBeGreaterThan(0);
       expect(rejected.every((e) => e instanceof StoreUnavailableError)).toBe(true);
     } finally {
