@@ -114,20 +114,31 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
   }
   // The index's keys carry each line, and one source object per distinct metadata; a text the two
   // readings disagree on gets its lines looked up and no sources.
-  const lines = misaligned ? Int32Array.from(froms, (f) => lineMap.lineAt(f)) : Int32Array.from(keys, (k) => k.line);
+  const lines = new Int32Array(count);
   const source = new Int32Array(count).fill(NONE);
   const sources: SourceRef[] = [];
-  if (!misaligned) {
+  if (misaligned) {
+    for (let i = 0; i < count; i++) lines[i] = lineMap.lineAt(froms[i] as number);
+  } else {
     const sourceIds = new Map<SourceRef, number>();
+    // Neighbours often print the same metadata (or none): the last one is checked before the map.
+    let last: SourceRef | undefined;
+    let lastId = NONE;
     for (let i = 0; i < count; i++) {
-      const s = (keys[i] as (typeof keys)[number]).source;
-      let id = sourceIds.get(s);
-      if (id === undefined) {
-        id = sources.length;
-        sources.push(s);
-        sourceIds.set(s, id);
+      const k = keys[i] as (typeof keys)[number];
+      lines[i] = k.line;
+      const s = k.source;
+      if (s !== last) {
+        let id = sourceIds.get(s);
+        if (id === undefined) {
+          id = sources.length;
+          sources.push(s);
+          sourceIds.set(s, id);
+        }
+        last = s;
+        lastId = id;
       }
-      source[i] = id;
+      source[i] = lastId;
     }
   }
   const links = { opcode: opcodes, number, comp, scopes, opFrom, rawOperands, calls };

@@ -53,11 +53,10 @@ export class DiffGraph {
   constructor(d: DiffGraphData) {
     this.count = d.count;
     this.name = unpackStrings(d.names);
-    const word = (w: number): string | undefined => (w === NONE ? undefined : d.words[w]);
-    this.opcode = Array.from(d.opcode, (w) => word(w) ?? '');
-    this.type = Array.from(d.type, (w) => word(w) ?? '');
-    this.fusionKind = Array.from(d.fusionKind, word);
-    this.target = Array.from(d.target, word);
+    this.opcode = wordsOf(d.opcode, d.words, '');
+    this.type = wordsOf(d.type, d.words, '');
+    this.fusionKind = wordsOf(d.fusionKind, d.words, undefined);
+    this.target = wordsOf(d.target, d.words, undefined);
     this.number = d.number;
     this.lines = d.lines;
     this.comp = d.comp;
@@ -128,6 +127,16 @@ export class DiffGraph {
   scopeName(node: number): string {
     return this.scopes[this.comp[node] as number]?.name ?? '';
   }
+}
+
+/** Each node's word, `none` for -1 (a plain loop: `Array.from` of a typed array walks an iterator, several times slower). */
+function wordsOf<T extends string | undefined>(codes: Int32Array, words: readonly string[], none: T): (string | T)[] {
+  const out = new Array<string | T>(codes.length);
+  for (let i = 0; i < codes.length; i++) {
+    const w = codes[i] as number;
+    out[i] = w === NONE ? none : (words[w] ?? none);
+  }
+  return out;
 }
 
 /**
