@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -312,13 +313,36 @@ describe('seam migrate', () => {
     }
   });
 
-  it('refuses a directory without seam.db, a URL that is not PostgreSQL, and an unreachable PostgreSQL, by name', async () => {
+  it('refuses a directory without seam.db, a URL that is not PostgreSQL, a file that is not a database, an older schema and an unreachable PostgreSQL, by name', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'seam-migrate-empty-'));
     try {
       const none = await run(empty, pgServer.url);
       expect(none.code).toBe(1);
       expect(none.err.join('\n')).toMatch(/no seam\.db in /);
       expect((await run(empty, 'mysql://seam@127.0.0.1/seam')).code).toBe(2);
+      // Not a database, then a database of an older schema: refused by name, nothing written to PostgreSQL.
+      const url = await pgServer.createDatabase('migrate_refused');
+      writeFileSync(join(empty, 'seam.db'), 'HloModule m\n'.repeat(1_000));
+      const garbage = await run(empty, url);
+      expect(garbage.code).toBe(1);
+      expect(garbage.err.join('\n')).toMatch(/cannot be read as a Seam database/);
+      rmSync(join(empty, 'seam.db'));
+      const old = new Database(join(empty, 'seam.db'));
+      old.exec(`CREATE TABLE rooms (id TEXT PRIMARY KEY, title TEXT NOT NULL, created_at INTEGER NOT NULL);
+        CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, bytes INTEGER NOT NULL, gzip BLOB NOT NULL, analysis_gzip BLOB NOT NULL);
+        CREATE TABLE documents (id TEXT PRIMARY KEY, room_id TEXT NOT NULL, sha256 TEXT NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL);
+        INSERT INTO rooms VALUES ('r', 'old', 1);`);
+      old.close();
+      const outdated = await run(empty, url);
+      expect(outdated.code).toBe(1);
+      expect(outdated.err.join('\n')).toMatch(/documents lacks added_by, capture_id, module_group.*older Seam/);
+      const check = openPool(url, 1);
+      try {
+        expect((await check.query("SELECT to_regclass('rooms') AS t")).rows[0].t).toBeNull();
+      } finally {
+        await check.end();
+      }
+      rmSync(join(empty, 'seam.db'));
       expect((await run(empty)).code).toBe(2);
       const written = await startTestServer({ dataDir: empty });
       await createRoom(written);

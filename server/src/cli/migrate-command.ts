@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../store/store-errors';
 import type { PushOutput } from './push-command';
 import { columns } from './format';
-import { copyDataDir, NoDatabaseError, type CopyProgress } from './migrate-copy';
+import { copyDataDir, DataDirError, type CopyProgress } from './migrate-copy';
 
 /** The URL as it may be printed: without its password. */
 function shown(url: string): string {
@@ -36,7 +36,7 @@ export async function runMigrate(dataDir: string, url: string, io: PushOutput): 
     return 0;
   } catch (err) {
     io.status?.('\n');
-    if (err instanceof NoDatabaseError || err instanceof StoreUnavailableError) {
+    if (err instanceof DataDirError || err instanceof StoreUnavailableError) {
       io.err(`seam: ${err.message.replaceAll(url, shown(url))}`);
       return 1;
     }

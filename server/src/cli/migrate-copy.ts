@@ -92,9 +92,30 @@ export interface TableSummary {
   readonly added: number;
 }
 
-/** The data directory holds no `seam.db` to copy. */
-export class NoDatabaseError extends Error {
-  override readonly name = 'NoDatabaseError';
+/**
+ * The data directory cannot be copied: it holds no `seam.db`, the file is not a SQLite database,
+ * or its tables lack columns of the current schema (a data directory of an older Seam, which the
+ * current server brings forward when it opens it once).
+ */
+export class DataDirError extends Error {
+  override readonly name = 'DataDirError';
+}
+
+const BLOB_COLUMNS = ['sha256', 'bytes', 'gzip', 'analysis_gzip'];
+
+/** Throws `DataDirError` unless `seam.db` has `blobs` and `rooms` and every copied table it has holds every copied column. */
+function checkSchema(db: Database.Database): void {
+  const columnsOf = (table: string) => new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name));
+  for (const required of ['blobs', 'rooms']) {
+    if (columnsOf(required).size === 0) throw new DataDirError(`seam.db has no ${required} table: not a Seam data directory`);
+  }
+  for (const { table, columns } of [{ table: 'blobs', columns: BLOB_COLUMNS }, ...TABLES]) {
+    const have = columnsOf(table);
+    const missing = columns.filter((c) => !have.has(c));
+    if (have.size > 0 && missing.length > 0) {
+      throw new DataDirError(`seam.db's ${table} lacks ${missing.join(', ')}: it is from an older Seam; start the current server on it once (which brings it forward), stop it, and migrate again`);
+    }
+  }
 }
 
 /** Numbered placeholders for `rows` rows of `width` values from `$1`. */
@@ -140,7 +161,7 @@ async function copyBlobs(db: Database.Database, pool: pg.Pool, progress: (p: Cop
   const documents = postgresDocuments(pool);
   const total = (db.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n;
   const next = db.prepare<[number], { rid: number; sha256: string; bytes: number; gzip: Buffer; analysis_gzip: Buffer }>(
-    'SELECT rowid AS rid, sha256, bytes, gzip, analysis_gzip FROM blobs WHERE rowid > ? ORDER BY rowid LIMIT 1',
+    `SELECT rowid AS rid, ${BLOB_COLUMNS.join(', ')} FROM blobs WHERE rowid > ? ORDER BY rowid LIMIT 1`,
   );
   let after = 0;
   let done = 0;
@@ -163,13 +184,22 @@ async function copyBlobs(db: Database.Database, pool: pg.Pool, progress: (p: Cop
  * Idempotent: a row already there (same key) is left as it is, so a copy that broke off is
  * finished by running it again, and running it twice adds nothing. Reads one snapshot of
  * `seam.db` (stop the server first: what it writes during the copy is not copied). Throws
- * `NoDatabaseError` without `seam.db`, and `StoreUnavailableError` when PostgreSQL cannot be
- * reached or refuses a batch (the batches before it stay copied).
+ * `DataDirError`, before writing anything, when `seam.db` is missing, unreadable or of an older
+ * schema, and `StoreUnavailableError` when PostgreSQL cannot be reached or refuses a batch (the
+ * batches before it stay copied).
  */
 export async function copyDataDir(dataDir: string, url: string, progress: (p: CopyProgress) => void = () => undefined): Promise<TableSummary[]> {
   const file = join(dataDir, 'seam.db');
-  if (!existsSync(file)) throw new NoDatabaseError(`no seam.db in ${dataDir}`);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  if (!existsSync(file)) throw new DataDirError(`no seam.db in ${dataDir}`);
+  let opened: Database.Database | undefined;
+  try {
+    opened = new Database(file, { readonly: true, fileMustExist: true });
+    checkSchema(opened);
+  } catch (err) {
+    opened?.close();
+    throw err instanceof Database.SqliteError ? new DataDirError(`${file} cannot be read as a Seam database: ${err.message}`) : err;
+  }
+  const db = opened;
   const pool = openPool(url, 2);
   try {
     await migrate(pool);
