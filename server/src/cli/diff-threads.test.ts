@@ -28,8 +28,30 @@ describe('seam diff with B read in a worker thread', { timeout: 60_000 }, () => 
   it("rejects with the reading thread's error when it cannot read, and the diff with it", async () => {
     // Not a text: the worker's reading throws, and says so in its reply instead of hanging.
     const notText = 42 as unknown as string;
-    await expect(startSideThread().read(notText, DocumentKind.hloOpt)).rejects.toThrow(/^reading a side of the diff failed: /);
+    const side = startSideThread();
+    try {
+      await expect(side.read(notText, DocumentKind.hloOpt)).rejects.toThrow(/^reading a side of the diff failed: /);
+      // The thread goes on answering after a failed reading.
+      expect((await side.read(dump('mlp'), DocumentKind.hloOpt)).count).toBeGreaterThan(0);
+    } finally {
+      side.close();
+    }
     await expect(diffInThreads(dump('mlp'), notText)).rejects.toThrow(/^reading a side of the diff failed: /);
+  });
+
+  it('answers several diffs on one kept thread, each the diff one thread finds', async () => {
+    const side = startSideThread();
+    try {
+      const pairs: [string, string][] = [['mlp', 'mlp_remat'], ['attention', 'attention_online'], ['mlp_remat', 'mlp']];
+      // Asked at once: the thread answers in the order asked, each diff gets its own B.
+      const diffs = await Promise.all(pairs.map(([x, y]) => diffInThreads(dump(x), dump(y), {}, side)));
+      diffs.forEach((d, i) => {
+        const [x, y] = pairs[i] as [string, string];
+        expect(d).toEqual(diffModules(dump(x), dump(y)));
+      });
+    } finally {
+      side.close();
+    }
   });
 
   it('says a thread closed before it answered, rather than waiting for it', async () => {
