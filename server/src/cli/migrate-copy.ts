@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { postgresDocuments } from '../store/postgres/documents';
 import { migrate } from '../store/postgres/migrations';
-import { openPool, transaction } from '../store/postgres/pool';
+import { openPool, placeholders, transaction } from '../store/postgres/pool';
 
 /**
  * One table copied row for row: the same name and columns in `seam.db` and in PostgreSQL. `rows`
@@ -118,11 +118,6 @@ function checkSchema(db: Database.Database): void {
   }
 }
 
-/** Numbered placeholders for `rows` rows of `width` values from `$1`. */
-function valuesList(rows: number, width: number): string {
-  return Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
-}
-
 async function copyTable(db: Database.Database, pool: pg.Pool, spec: TableCopy, progress: (p: CopyProgress) => void): Promise<TableSummary> {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(spec.table) !== undefined;
   if (!exists) return { table: spec.table, rows: 0, added: 0 };
@@ -139,7 +134,7 @@ async function copyTable(db: Database.Database, pool: pg.Pool, spec: TableCopy, 
     const rows = page.all(after, spec.rows);
     if (rows.length === 0) break;
     added += await transaction(pool, `migrate ${spec.table}`, async (c) => {
-      const inserted = await c.query(`INSERT INTO ${spec.table} (${spec.columns.join(', ')})${overriding} VALUES ${valuesList(rows.length, spec.columns.length)} ON CONFLICT DO NOTHING`,
+      const inserted = await c.query(`INSERT INTO ${spec.table} (${spec.columns.join(', ')})${overriding} VALUES ${placeholders(rows.length, spec.columns.length)} ON CONFLICT DO NOTHING`,
         rows.flatMap((r) => spec.columns.map((col) => r[col])));
       await spec.after?.(c, rows);
       return inserted.rowCount ?? 0;

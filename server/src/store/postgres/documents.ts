@@ -3,7 +3,7 @@ import { ANALYSIS_PARTS_VERSION, type AnalysisPart } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { COLUMNS, moduleOf, rowOf, toMeta, type DocumentRow, type StoredBlob } from '../documents-store';
 import { BODY_PIECE_BYTES, type DocumentBlobs } from '../shared-store';
-import { bytea, query, transaction, type Queryable } from './pool';
+import { bytea, placeholders, query, transaction, type Queryable } from './pool';
 
 /** A blob's bodies in `blob_chunks.body`. */
 const Body = { text: 0, analysis: 1 } as const;
@@ -21,11 +21,6 @@ const CHUNKS_PER_READ = 4;
 const CHUNKS_PER_STATEMENT = 8;
 /** Document rows in one INSERT (17 parameters each, well under PostgreSQL's 65,535). */
 const DOCUMENTS_PER_STATEMENT = 500;
-
-/** Numbered placeholders for `rows` rows of `width` values from `$1`: `($1, $2), ($3, $4)`. */
-function placeholders(rows: number, width: number): string {
-  return Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
-}
 
 async function writeBody(c: pg.PoolClient, sha256: string, body: Body, bytes: Uint8Array): Promise<void> {
   const chunks: Buffer[] = [];

@@ -88,3 +88,8 @@ export async function transaction<T>(pool: pg.Pool, operation: string, fn: (clie
 export function bytea(u: Uint8Array): Buffer {
   return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
+
+/** Numbered placeholders for `rows` rows of `width` values from `$1`, for a multi-row VALUES: `($1, $2), ($3, $4)`. */
+export function placeholders(rows: number, width: number): string {
+  return Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+}
