@@ -125,10 +125,18 @@ export class Room {
   /** Updates queued so far, and how many of them are committed: what `settled` waits on. */
   private queuedSeq = 0;
   private committedSeq = 0;
-  /** The batch in the commit now: how far it reaches in the queue and the acks it owes. */
-  private taken: { seq: number; acks: DueAck[] } | undefined;
+  /**
+   * The batch in the commit now: how far it reaches in the queue, the acks it owes, and the
+   * answers to sync step 1 requests that waited for it (encoded when it was taken, so that they
+   * hold exactly what it makes durable).
+   */
+  private taken: { seq: number; acks: DueAck[]; step2s: DueAck[] } | undefined;
   private readonly waiters: Waiter[] = [];
-  /** Sync step 1 requests that wait until nothing is queued or in a commit (the shared store only). */
+  /** Scaled mode: while the room catches up from the log, every socket's messages wait here in order. */
+  private held: { conn: Connection; data: Uint8Array }[] | undefined;
+  /** Sockets the room has caught up for already. */
+  private readonly caughtUpFor = new WeakSet<Connection>();
+  /** Sync step 1 requests that wait for the next batch's commit (the shared store only). */
   private step1Waiting: { conn: Connection; payload: Uint8Array }[] = [];
   /** Why the room broke: the failed commit's error. */
   private failure: unknown;
@@ -161,7 +169,7 @@ export class Room {
       for (const u of state.updates) Y.applyUpdate(this.doc, u, LOAD_ORIGIN);
     }, LOAD_ORIGIN);
     // After the load: Yjs gives a document a new client ID when a remote update writes with its own.
-    this.doc.clientID = serverClientId(id);
+    this.doc.clientID = serverClientId(id, deps.roomLog ? deps.bus?.instanceId : undefined);
     this.lastId = state.lastId;
     this.logCount = state.updates.length;
     this.logBytes = state.logBytes;
@@ -315,9 +323,13 @@ export class Room {
    * are not a valid message; the caller closes that socket.
    */
   receive(conn: Connection, data: Uint8Array): void {
+    if (this.held) {
+      this.held.push({ conn, data });
+      return;
+    }
     const d = decoding.createDecoder(data);
     const type = decoding.readVarUint(d);
-    if (type === MessageType.sync) return this.receiveSync(conn, d);
+    if (type === MessageType.sync) return this.receiveSync(conn, d, data);
     if (type === MessageType.awareness) {
       const update = decoding.readVarUint8Array(d);
       expectEnd(d);
@@ -334,16 +346,21 @@ export class Room {
     throw new MalformedMessage(`unknown message type ${type}`);
   }
 
-  private receiveSync(conn: Connection, d: decoding.Decoder): void {
+  private receiveSync(conn: Connection, d: decoding.Decoder, data: Uint8Array): void {
     const sub = decoding.readVarUint(d);
     if (sub !== SyncStep1 && sub !== SyncStep2 && sub !== SyncUpdate) throw new MalformedMessage(`unknown sync message ${sub}`);
     const payload = decoding.readVarUint8Array(d);
     expectEnd(d);
     if (!conn.syncBucket.take()) return conn.close(CloseCode.rateLimited);
+    if (sub === SyncStep1 && this.deps.roomLog && !this.caughtUpFor.has(conn) && this.behind(payload)) {
+      this.catchUp(this.deps.roomLog, conn);
+      this.held?.push({ conn, data });
+      return;
+    }
     if (sub === SyncStep1) {
       this.flush();
       if (this.broken) return;
-      // The shared store commits later: the answer waits until nothing is queued or in a commit.
+      // The shared store commits later: the answer goes with the next batch's commit.
       if (this.committing || this.committedSeq < this.queuedSeq) {
         this.step1Waiting.push({ conn, payload });
         return;
@@ -374,10 +391,50 @@ export class Room {
     this.deps.commits.commitIfOverdue();
   }
 
+  /** Whether a client's state vector holds clocks past this document's (it has seen what this instance has not). */
+  private behind(stateVector: Uint8Array): boolean {
+    for (const [client, clock] of Y.decodeStateVector(stateVector)) if (clock > Y.getState(this.doc.store, client)) return true;
+    return false;
+  }
+
+  /**
+   * Scaled mode: a client knows more of the room than this instance. It may only be its own edits
+   * not yet sent, but it may also hold what another instance committed and then died before
+   * publishing on the bus (its clients come here after failover). Those changes are in the log, so
+   * the room reads the log again before it handles anything more: the messages of every socket
+   * wait, in order, meanwhile. Without that, a client relaying such changes (a dead instance's
+   * server writes, an owner's settings) would be refused as writing with a stronger writer's ID.
+   * Once per socket.
+   */
+  private catchUp(roomLog: RoomLog, conn: Connection): void {
+    this.caughtUpFor.add(conn);
+    if (this.held) return;
+    this.held = [];
+    roomLog.load(this.id).then((state) => this.applyStored(state), (err: unknown) => this.deps.log.warn({ err, room: this.id }, 'catching up from the log failed'))
+      .finally(() => {
+        const held = this.held ?? [];
+        this.held = undefined;
+        for (const { conn: c, data } of held) {
+          if (c.closed || !this.conns.has(c)) continue;
+          try {
+            this.receive(c, data);
+          } catch (err) {
+            this.deps.log.debug({ err: (err as Error).message, room: this.id }, 'malformed message');
+            c.close(CloseCode.malformedMessage);
+          }
+        }
+      });
+  }
+
   private answerStep1(conn: Connection, payload: Uint8Array): void {
+    conn.send(this.step2For(payload));
+  }
+
+  /** The sync step 2 answering a state vector. */
+  private step2For(payload: Uint8Array): Uint8Array {
     // An empty state vector (a fresh client) is one zero byte; its answer is the whole state.
     const fresh = payload.length === 1 && payload[0] === 0;
-    conn.send(encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload)));
+    return encodeSyncMessage(SyncStep2, fresh ? this.encodeFullState() : Y.encodeStateAsUpdate(this.doc, payload));
   }
 
   /**
@@ -431,7 +488,13 @@ export class Room {
       acks.push({ conn: c, msg: encodeAck({ seq: c.received, entries }) });
     }
     this.ackDue.clear();
-    this.taken = { seq: this.queuedSeq, acks };
+    const step2s: DueAck[] = [];
+    if (this.step1Waiting.length > 0) {
+      // Nothing is queued after this batch: the document now is what its commit makes durable.
+      for (const w of this.step1Waiting) step2s.push({ conn: w.conn, msg: this.step2For(w.payload) });
+      this.step1Waiting = [];
+    }
+    this.taken = { seq: this.queuedSeq, acks, step2s };
     return batch;
   }
 
@@ -471,11 +534,7 @@ export class Room {
     }
     if (taken) this.committedSeq = taken.seq;
     if (this.waiters.length > 0) this.wake();
-    if (this.step1Waiting.length > 0 && this.pending.length === 0) {
-      const waiting = this.step1Waiting;
-      this.step1Waiting = [];
-      for (const w of waiting) this.answerStep1(w.conn, w.payload);
-    }
+    for (const a of taken?.step2s ?? []) a.conn.send(a.msg);
     if (batch.length > 0) {
       this.history.committed();
       this.scheduleCompaction();

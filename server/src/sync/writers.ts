@@ -7,10 +7,13 @@ import { rootOfIntegrated, type Verdict } from './guard';
 /**
  * The client ID the server writes room `roomId` with (REST writes, ingest, job status): the same at
  * every load, derived from the room's id, so that it stays the server's after the room is unloaded,
- * compacted and loaded again without being stored anywhere.
+ * compacted and loaded again without being stored anywhere. In scaled mode each instance writes
+ * with its own (`instanceId` given): two instances writing one client ID would number different
+ * changes with the same clocks, and Yjs would keep only one of each.
  */
-export function serverClientId(roomId: string): number {
-  return createHash('sha256').update(`seam room server ${roomId}`).digest().readUInt32BE(0);
+export function serverClientId(roomId: string, instanceId?: string): number {
+  const name = instanceId === undefined ? `seam room server ${roomId}` : `seam room server ${roomId} instance ${instanceId}`;
+  return createHash('sha256').update(name).digest().readUInt32BE(0);
 }
 
 /** What the claims need to know of a connection. */
