@@ -247,6 +247,16 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
         read.forEach((b, i) => expect(same(b, big[i]!)).toBe(true));
       });
 
+      it('stores a trace that two instances store at once, both succeeding, with one set of blocks', async () => {
+        const store = await start();
+        const other = await backend!.second();
+        await storeBlob(store);
+        const spans = Array.from({ length: 40 }, (_, i): [number, number, number, number] => [i % 2, i >> 1, i * 10, i * 10 + 10]);
+        await Promise.all([store.traces.put(shaOf, trace('same', spans)), other.traces.put(shaOf, trace('same', spans)), store.traces.put(shaOf, trace('same', spans))]);
+        expect(await blockTexts(other, 0, 0, 1_000)).toEqual(Array.from({ length: 20 }, (_, i) => `same t0b${i}`));
+        expect(await blockTexts(store, 1, 0, 1_000)).toEqual(Array.from({ length: 20 }, (_, i) => `same t1b${i}`));
+      });
+
       it('refuses the reduction of a blob never stored', async () => {
         const store = await start();
         await expect(store.traces.put(shaOf, trace('v1', [[0, 0, 0, 1]]))).rejects.toThrow();

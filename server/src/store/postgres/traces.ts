@@ -40,12 +40,14 @@ export function postgresTraces(pool: pg.Pool): TraceBlocks {
     has: async (sha256) =>
       (await query(pool, 'traces.has', 'SELECT 1 FROM trace_reductions WHERE sha256 = $1 AND version = $2', [sha256, TRACE_FORM_VERSION])).rowCount === 1,
     put: (sha256, t) => transaction(pool, 'traces.put', async (c) => {
-      await c.query('DELETE FROM trace_blocks WHERE sha256 = $1', [sha256]);
+      // The reduction's row first: it locks the trace, so that a second instance storing the same
+      // trace at once waits here, then deletes the blocks the first committed and writes its own.
       await c.query(
         `INSERT INTO trace_reductions (sha256, version, summary_gzip, ops_gzip, strings_gzip) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (sha256) DO UPDATE SET version = EXCLUDED.version, summary_gzip = EXCLUDED.summary_gzip, ops_gzip = EXCLUDED.ops_gzip, strings_gzip = EXCLUDED.strings_gzip`,
         [sha256, TRACE_FORM_VERSION, bytea(t.summary), bytea(t.ops), bytea(t.strings)],
       );
+      await c.query('DELETE FROM trace_blocks WHERE sha256 = $1', [sha256]);
       await insertBlocks(c, sha256, t.blocks);
       await upsertOverview(c, sha256, t.overview);
     }),
