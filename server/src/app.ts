@@ -23,12 +23,18 @@ import { traceRoutes } from './trace/routes';
 import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
 import type { Store } from './store';
-import type { RoomDirectory, SharedStore } from './store/shared-store';
+import type { DocumentBlobs, RoomDirectory, SharedStore, TraceBlocks } from './store/shared-store';
 import { StoreUnavailableError } from './store/store-errors';
 import type { TextCache } from './store/text-cache';
 import type { RoomBus } from './sync/bus/room-bus';
 import { RoomCommitError } from './sync/room';
 import type { Rooms } from './sync/rooms';
+
+/** Where dumps and traces are read and written. */
+export interface ContentStores {
+  readonly documents: DocumentBlobs;
+  readonly traces: TraceBlocks;
+}
 
 /** What the HTTP app is built from; `startServer` (or a test) builds these and injects them. */
 export interface AppDeps {
@@ -37,6 +43,11 @@ export interface AppDeps {
   readonly rooms: Rooms;
   readonly metrics: Metrics;
   readonly texts: TextCache;
+  /**
+   * Dumps (documents, blobs, analysis parts) and reduced traces as every instance sees them: the
+   * shared store's in scaled mode, the embedded store's (answered at once) otherwise.
+   */
+  readonly content: ContentStores;
   readonly log: Logger;
   /** Analyzes dumps at ingest, large ones in a worker thread. */
   readonly analyzer: Analyzer;

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { Analyzer } from './analyzer';
-import type { AppDeps } from './app';
+import type { AppDeps, ContentStores } from './app';
 import type { Config, ScaledConfig } from './config';
 import { Metrics } from './metrics';
 import { openStore, type Store } from './store';
 import { openPostgresStore } from './store/postgres';
 import type { RoomLog } from './store/shared-store';
+import { sqliteContent } from './store/sqlite-shared-store';
 import { TextCache } from './store/text-cache';
 import { LocalBusHub, LocalRoomBus } from './sync/bus/local-bus';
 import { RedisRoomBus } from './sync/bus/redis-bus';
@@ -16,14 +17,14 @@ import { TraceReducers } from './trace/reducers';
 /** How long `/healthz` waits for PostgreSQL or Redis before it reports them down (ms). */
 const PROBE_MS = 1000;
 
-/** What the app and the sync socket share, over `store` and, in scaled mode, the shared room log and the bus. */
-function depsOver(config: Config, log: Logger, store: Store, bus: RoomBus, roomLog?: RoomLog): AppDeps {
+/** What the app and the sync socket share, over `store` and, in scaled mode, the shared room log, dumps and traces, and the bus. */
+function depsOver(config: Config, log: Logger, store: Store, bus: RoomBus, roomLog?: RoomLog, content: ContentStores = sqliteContent(store)): AppDeps {
   const metrics = new Metrics();
   const rooms = new Rooms({
     store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
     compactCount: config.compactCount, compactBytes: config.compactBytes, bus, ...(roomLog ? { roomLog } : {}),
   });
-  return { config, store, rooms, metrics, texts: new TextCache(store.documents), log, analyzer: new Analyzer(log, config.limits), traceReducers: new TraceReducers(log, config.limits) };
+  return { config, store, rooms, metrics, texts: new TextCache(content.documents), content, log, analyzer: new Analyzer(log, config.limits), traceReducers: new TraceReducers(log, config.limits) };
 }
 
 /** Embedded mode: opens the store in `config.dataDir` and builds everything the app and the sync socket share. */
@@ -56,7 +57,7 @@ async function openScaledDeps(config: Config, scaled: ScaledConfig, log: Logger)
     await shared.close();
     throw err;
   }
-  const deps = depsOver(config, log, openStore(config.dataDir, config.syncMode), bus, shared.roomLog);
+  const deps = depsOver(config, log, openStore(config.dataDir, config.syncMode), bus, shared.roomLog, { documents: shared.documents, traces: shared.traces });
   const health = async () => {
     const [postgres, redis] = await Promise.all([answers(() => shared.rooms.get('healthz')), answers(() => bus.ping())]);
     return { ok: postgres && redis, postgres: postgres ? 'up' : 'down', redis: redis ? 'up' : 'down' };

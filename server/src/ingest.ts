@@ -8,7 +8,9 @@ import { AnalyzerBusy, analyzeGzipInline, type Analyzer } from './analyzer';
 import { newId } from './auth/tokens';
 import type { Config } from './config';
 import { ApiError, ErrorCode } from './errors';
-import { assertDocumentQuota } from './room-quotas';
+import type { ContentStores } from './app';
+import { assertRoomDocumentQuota } from './room-quotas';
+import { storeDocument } from './store-document';
 import type { Store } from './store';
 import type { StoredBlob } from './store/documents-store';
 import type { TextCache } from './store/text-cache';
@@ -22,6 +24,8 @@ const gzipAsync = promisify(gzip);
 export interface IngestDeps {
   readonly config: Pick<Config, 'limits'>;
   readonly store: Store;
+  /** Where dumps and traces are stored (the shared store in scaled mode). */
+  readonly content: ContentStores;
   readonly rooms: Rooms;
   readonly texts: TextCache;
   readonly log: Logger;
@@ -54,11 +58,11 @@ export interface PreparedDocument {
  */
 export async function prepareDocument(deps: IngestDeps, roomId: string, title: string, text: string, extra: DocumentExtra = {}): Promise<PreparedDocument> {
   const data = Buffer.from(text, 'utf8');
-  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, data.length);
+  await assertRoomDocumentQuota(deps.content.documents, deps.config.limits, roomId, data.length);
   const sha256 = createHash('sha256').update(data).digest('hex');
   const kind = extra.kind ?? detectKind(text);
   let blob: StoredBlob | undefined;
-  if (!deps.store.documents.hasBlob(sha256)) {
+  if (!(await deps.content.documents.hasBlob(sha256))) {
     const started = performance.now();
     const forms = deps.analyzer ? deps.analyzer.analyzeGzip(text, kind) : analyzeGzipInline(text, kind);
     const [textGz, { analysis, views, keys }] = await Promise.all([gzipAsync(data), forms]).catch((err: unknown) => {
@@ -69,7 +73,7 @@ export async function prepareDocument(deps: IngestDeps, roomId: string, title: s
     deps.log.info({ room: roomId, bytes: data.length, kind, analyzeMs: Math.round(analyzeMs) }, 'dump indexed');
   }
   // A trace (a capture's) is also reduced, as an uploaded one is; one that cannot be is stored without.
-  const trace = kind === DocumentKind.trace && !deps.store.traces.has(sha256) ? await reduceTraceText(deps, data) : undefined;
+  const trace = kind === DocumentKind.trace && !(await deps.content.traces.has(sha256)) ? await reduceTraceText(deps, data) : undefined;
   const meta: DocumentMeta = {
     id: newId(), title, kind, bytes: data.length, sha256, createdAt: Date.now(),
     ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
@@ -81,7 +85,7 @@ export async function prepareDocument(deps: IngestDeps, roomId: string, title: s
 
 /**
  * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
- * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's `documents` table, and announced in
+ * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's documents (after its trace reduction, if any), and announced in
  * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
  * sets the kind (else detected), for captures the runner as `addedBy` and the job as `captureId`,
  * and for a file of a dump folder its `module` group.
@@ -90,9 +94,8 @@ export async function prepareDocument(deps: IngestDeps, roomId: string, title: s
  */
 export async function ingestDocument(deps: IngestDeps, roomId: string, title: string, text: string, extra: DocumentExtra = {}): Promise<DocumentMeta> {
   const { meta, blob, trace } = await prepareDocument(deps, roomId, title, text, extra);
-  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, meta.bytes);
-  deps.store.documents.add(roomId, meta, blob);
-  if (trace) deps.store.traces.put(meta.sha256, trace);
+  await assertRoomDocumentQuota(deps.content.documents, deps.config.limits, roomId, meta.bytes);
+  await storeDocument(deps.content, roomId, meta, blob, trace);
   deps.texts.put(meta.sha256, text);
   await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;

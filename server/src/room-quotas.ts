@@ -2,6 +2,7 @@ import type { Limits } from './config';
 import { ApiError, ErrorCode } from './errors';
 import { AddressLimiter } from './auth/address-limiter';
 import type { DocumentsStore } from './store/documents-store';
+import type { DocumentBlobs } from './store/shared-store';
 import { TokenBucket } from './sync/rate';
 
 /**
@@ -30,15 +31,27 @@ export class RoomCreationQuota {
   }
 }
 
-/**
- * Throws `quota_exceeded` when room `roomId` may not take one more document of `bytes` (dump
- * bytes, uncompressed): it holds `documentsPerRoom` documents already, or their bytes and these
- * would pass `roomDocumentBytes`.
- */
-export function assertDocumentQuota(documents: DocumentsStore, limits: Pick<Limits, 'documentsPerRoom' | 'roomDocumentBytes'>, roomId: string, bytes: number): void {
-  const used = documents.usage(roomId);
+/** The bound on a room's documents: how many, and their dump bytes (uncompressed) in all. */
+type DocumentLimits = Pick<Limits, 'documentsPerRoom' | 'roomDocumentBytes'>;
+
+/** Throws `quota_exceeded` when a room that has `used` this much may not take one more document of `bytes`. */
+export function checkDocumentQuota(used: { readonly documents: number; readonly bytes: number }, limits: DocumentLimits, bytes: number): void {
   if (used.documents >= limits.documentsPerRoom) throw new ApiError(ErrorCode.quotaExceeded, `this room holds its limit of ${limits.documentsPerRoom} documents`);
   if (used.bytes + bytes > limits.roomDocumentBytes) {
     throw new ApiError(ErrorCode.quotaExceeded, `this room's documents may hold at most ${limits.roomDocumentBytes} bytes; ${used.bytes} are used and this one has ${bytes}`);
   }
+}
+
+/**
+ * Throws `quota_exceeded` when room `roomId` may not take one more document of `bytes` (dump
+ * bytes, uncompressed): it holds `documentsPerRoom` documents already, or their bytes and these
+ * would pass `roomDocumentBytes`. Synchronous, for a check inside an embedded transaction (imports).
+ */
+export function assertDocumentQuota(documents: Pick<DocumentsStore, 'usage'>, limits: DocumentLimits, roomId: string, bytes: number): void {
+  checkDocumentQuota(documents.usage(roomId), limits, bytes);
+}
+
+/** `assertDocumentQuota` over the dumps as every instance sees them (`AppDeps.content.documents`). */
+export async function assertRoomDocumentQuota(documents: Pick<DocumentBlobs, 'usage'>, limits: DocumentLimits, roomId: string, bytes: number): Promise<void> {
+  checkDocumentQuota(await documents.usage(roomId), limits, bytes);
 }

@@ -23,7 +23,7 @@ function authorOf(input: AuthorInput | undefined, grant: Grant): Author {
  * and broadcast to live sockets at the same time.
  */
 export function annotationRoutes(deps: AppDeps): Hono {
-  const { store, rooms } = deps;
+  const { rooms } = deps;
   const app = new Hono();
   const limit = limitBody(deps.config.limits.requestBytes, 'request body too large');
   app.use('/:id/annotations/*', limit);
@@ -47,7 +47,7 @@ export function annotationRoutes(deps: AppDeps): Hono {
     const roomId = c.req.param('id');
     await writer(c, roomId);
     const body = c.req.valid('json');
-    const meta = store.documents.get(roomId, body.docId);
+    const meta = await deps.content.documents.get(roomId, body.docId);
     if (meta && (meta.kind === 'trace') !== (body.trace !== undefined)) {
       throw badRequest(meta.kind === 'trace' ? 'a trace document is annotated with a trace anchor (an op or a time range)' : 'a trace anchor needs a trace document');
     }

@@ -1,8 +1,10 @@
+import { Readable, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { Hono, type Context } from 'hono';
 import { ANALYSIS_PARTS_VERSION, AnalysisPart } from '@seam/shared/ir';
 import { CreateDocumentBody, MAX_TITLE, ROLES } from '@seam/shared/model';
 import type { AppDeps } from '../app';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { badRequest, notFound } from '../errors';
 import { gunzipStream } from '../gunzip';
 import { ingestDocument } from '../ingest';
@@ -13,24 +15,45 @@ import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
+/** A stored gzip body read in pieces as the response is sent (`DocumentBlobs.textGzipPieces`). */
+export interface StoredPieces {
+  readonly bytes: number;
+  readonly pieces: AsyncIterable<Uint8Array>;
+}
+
 /**
- * Serves one stored gzip body with content-addressed caching: ETag = `tag` (the sha256, or of a part), immutable, 304 on match.
+ * Sets the caching headers of a content-addressed answer (ETag = `tag`: the sha256, or of a part;
+ * immutable) and answers 304 when the request already holds it, before anything is read.
  * Private: reading it takes a room token, so no shared cache may keep it.
  */
-export function immutable(c: Context, tag: string, gz: Buffer, contentType: string): Response {
+export function notModified(c: Context, tag: string): Response | undefined {
   const etag = `"${tag}"`;
   c.header('ETag', etag);
   c.header('Cache-Control', 'private, max-age=31536000, immutable');
   c.header('Vary', 'Authorization, Accept-Encoding');
   const match = c.req.header('if-none-match');
   if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return c.body(null, 304);
+  return undefined;
+}
+
+/** Sends a stored gzip body, whole or in pieces: as it is when the client accepts gzip, else decompressed as the client reads. */
+function sendGzip(c: Context, gz: Uint8Array | StoredPieces, contentType: string): Response {
   c.header('Content-Type', contentType);
   if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
     c.header('Content-Encoding', 'gzip');
-    return c.body(new Uint8Array(gz));
+    if (gz instanceof Uint8Array) return c.body(new Uint8Array(gz));
+    c.header('Content-Length', String(gz.bytes));
+    return c.body(Readable.toWeb(Readable.from(gz.pieces)) as ReadableStream<Uint8Array>);
   }
   // Decompressed as the client reads, off the event loop: a large dump must not stall other rooms.
-  return c.body(gunzipStream(gz));
+  if (gz instanceof Uint8Array) return c.body(gunzipStream(gz));
+  const unzip = pipeline(Readable.from(gz.pieces), createGunzip({ chunkSize: 256 * 1024 }), () => undefined);
+  return c.body(Readable.toWeb(unzip) as ReadableStream<Uint8Array>);
+}
+
+/** Serves one stored gzip body with content-addressed caching (`notModified`). */
+export function immutable(c: Context, tag: string, gz: Uint8Array, contentType: string): Response {
+  return notModified(c, tag) ?? sendGzip(c, gz, contentType);
 }
 
 /** Content types of a trace upload (Chrome/Perfetto JSON or XSpace, gzipped or not), sent as the raw body with `?title=`. */
@@ -42,15 +65,17 @@ const TRACE_TYPES = ['application/gzip', 'application/x-gzip', 'application/octe
  * `GET /api/rooms/:id/documents/:docId/text`, `…/analysis` and `…/analysis?part=views|keys`.
  */
 export function documentRoutes(deps: AppDeps): Hono {
-  const { store } = deps;
-  const parts = new StoredParts(store.documents, deps.analyzer);
+  const { documents } = deps.content;
+  const parts = new StoredParts(documents, deps.analyzer);
   const app = new Hono();
   const limit = limitBody(deps.config.limits.documentBytes, `a dump may be at most ${deps.config.limits.documentBytes} bytes`);
   const traceReducers = reducersOf(deps);
 
-  app.post('/:id/documents', (c, next) => {
+  app.post('/:id/documents', async (c, next) => {
     const roomId = c.req.param('id');
-    assertUnlocked(deps.rooms, roomId, requireRole(c, store, roomId, WRITERS).role);
+    const { role } = await authorize(c, deps, roomId, WRITERS);
+    await deps.rooms.load(roomId);
+    assertUnlocked(deps.rooms, roomId, role);
     return next();
   }, async (c, next) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
@@ -82,28 +107,35 @@ export function documentRoutes(deps: AppDeps): Hono {
   });
 
   /** The request's document (any role may read it); 404 when the room has no such document. */
-  const documentOf = (c: Context) => {
+  const documentOf = async (c: Context) => {
     const roomId = c.req.param('id') ?? '';
-    requireRole(c, store, roomId, ROLES);
-    const meta = store.documents.get(roomId, c.req.param('docId') ?? '');
+    await authorize(c, deps, roomId, ROLES);
+    const meta = await documents.get(roomId, c.req.param('docId') ?? '');
     if (!meta) throw notFound('no such document in this room');
     return meta;
   };
-  /** Serves a stored body of the request's document, picked by its content hash. */
-  const serveStored = (c: Context, pick: (sha256: string) => Buffer | undefined, contentType: string, missing: string): Response => {
-    const meta = documentOf(c);
-    const gz = pick(meta.sha256);
-    if (!gz) throw notFound(missing);
-    return immutable(c, meta.sha256, gz, contentType);
-  };
   const NO_ANALYSIS = 'no analysis is stored for this document';
-  app.get('/:id/documents/:docId/text', (c) => serveStored(c, (sha) => store.documents.textGzip(sha), 'text/plain; charset=utf-8', 'no such document in this room'));
+  // The text is read from the store in pieces as it is sent: a large dump is never held whole.
+  app.get('/:id/documents/:docId/text', async (c) => {
+    const meta = await documentOf(c);
+    const cached = notModified(c, meta.sha256);
+    if (cached) return cached;
+    const body = await documents.textGzipPieces(meta.sha256);
+    if (!body) throw notFound('no such document in this room');
+    return sendGzip(c, body, 'text/plain; charset=utf-8');
+  });
   // `?part=views` (outline, dots, fusions, spills, values in columns) and `?part=keys` (cross-layer
   // keys) are the whole analysis in two smaller bodies: the views need only the first.
   app.get('/:id/documents/:docId/analysis', async (c) => {
     const part = c.req.query('part');
-    if (part === undefined) return serveStored(c, (sha) => store.documents.analysisGzip(sha), 'application/json', NO_ANALYSIS);
-    const meta = documentOf(c);
+    const meta = await documentOf(c);
+    if (part === undefined) {
+      const cached = notModified(c, meta.sha256);
+      if (cached) return cached;
+      const gz = await documents.analysisGzip(meta.sha256);
+      if (!gz) throw notFound(NO_ANALYSIS);
+      return sendGzip(c, gz, 'application/json');
+    }
     if (part !== AnalysisPart.views && part !== AnalysisPart.keys) throw badRequest(`?part= must be ${AnalysisPart.views} or ${AnalysisPart.keys}`);
     const gz = await parts.get(meta.sha256, part);
     if (!gz) throw notFound(NO_ANALYSIS);

@@ -67,7 +67,7 @@ export function roomRoutes(deps: AppDeps): Hono {
     const { role } = await authorize(c, deps, id, ROLES);
     const { doc } = await rooms.load(id);
     const title = roomTitle(doc, (directory ? await directory.get(id) : store.rooms.get(id))?.title ?? '');
-    return c.json({ id, title, role, documents: store.documents.list(id), settings: doc.getMap(RoomKey.settings).toJSON() });
+    return c.json({ id, title, role, documents: await deps.content.documents.list(id), settings: doc.getMap(RoomKey.settings).toJSON() });
   });
 
   app.post('/:id/links/:role/rotate', async (c) => {

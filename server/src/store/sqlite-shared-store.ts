@@ -50,6 +50,17 @@ function pieces(whole: Buffer | undefined): { bytes: number; pieces: AsyncIterab
 }
 
 /**
+ * The embedded store's dumps and traces behind the shared store's interfaces (each call answered
+ * at once, on the next microtask): what the app reads them through in embedded mode.
+ */
+export function sqliteContent(store: Store): Pick<SharedStore, 'documents' | 'traces'> {
+  return {
+    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)) },
+    traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
+  };
+}
+
+/**
  * Today's embedded SQLite classes behind the shared store's interface, unchanged (each call runs
  * synchronously on the event loop, as they always have; the promise is only the interface).
  * `closeStore` says whether `close()` closes the SQLite store too (true when this adapter opened it).
@@ -59,8 +70,7 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
     jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
-    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)) },
-    traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
+    ...sqliteContent(store),
     history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
     invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),
     drills: asyncOf(new DrillStore(store.db), 'drills', DRILL_METHODS),

@@ -1,5 +1,5 @@
 import { gunzipAsync } from '../gunzip';
-import type { DocumentsStore } from './documents-store';
+import type { DocumentBlobs } from './shared-store';
 
 /**
  * Decoded dump texts by sha256, least recently used first out, up to `maxChars` in all
@@ -13,7 +13,7 @@ export class TextCache {
   private readonly loading = new Map<string, Promise<string | undefined>>();
 
   constructor(
-    private readonly documents: DocumentsStore,
+    private readonly documents: DocumentBlobs,
     private readonly maxChars = 64 * 1024 * 1024,
   ) {}
 
@@ -34,7 +34,7 @@ export class TextCache {
   }
 
   private async load(sha256: string): Promise<string | undefined> {
-    const gz = this.documents.textGzip(sha256);
+    const gz = await this.documents.textGzip(sha256);
     if (!gz) return undefined;
     const text = (await gunzipAsync(gz)).toString('utf8');
     this.put(sha256, text);

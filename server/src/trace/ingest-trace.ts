@@ -8,7 +8,8 @@ import { analyzeGzipInline } from '../analyzer';
 import { newId } from '../auth/tokens';
 import { ApiError, ErrorCode } from '../errors';
 import type { IngestDeps } from '../ingest';
-import { assertDocumentQuota } from '../room-quotas';
+import { storeDocument } from '../store-document';
+import { assertRoomDocumentQuota, checkDocumentQuota } from '../room-quotas';
 import type { StoredBlob } from '../store/documents-store';
 import { ByteBatch } from './byte-batch';
 import { TraceReducers, TraceReducersBusy } from './reducers';
@@ -122,8 +123,8 @@ async function* decompressed(
 
 /**
  * Stores a profiler trace in a room from a stream of its bytes (Chrome/Perfetto JSON or XSpace,
- * gzipped or not): reduced once, in a worker, as it streams (`TraceReducers`), then stored in one
- * transaction as a document of kind `trace` (the original, gzipped, as its blob) with its
+ * gzipped or not): reduced once, in a worker, as it streams (`TraceReducers`), then stored (its
+ * reduction first) as a document of kind `trace` (the original, gzipped, as its blob) with its
  * reduction, and announced in the room. A trace that cannot be read, or is too large, is refused
  * by name (400, 413) and nothing is stored.
  */
@@ -134,10 +135,11 @@ export async function ingestTrace(
   body: AsyncIterable<Uint8Array>,
   extra: { readonly addedBy?: string; readonly captureId?: string } = {},
 ): Promise<DocumentMeta> {
-  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, 0);
+  const used = await deps.content.documents.usage(roomId);
+  checkDocumentQuota(used, deps.config.limits, 0);
   const room = {
-    left: deps.config.limits.roomDocumentBytes - deps.store.documents.usage(roomId).bytes,
-    refuse: (bytes: number) => assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, bytes),
+    left: deps.config.limits.roomDocumentBytes - used.bytes,
+    refuse: (bytes: number) => checkDocumentQuota(used, deps.config.limits, bytes),
   };
   const hash = createHash('sha256');
   const count = { bytes: 0 };
@@ -157,7 +159,7 @@ export async function ingestTrace(
   return storeTrace(deps, roomId, title, { sha256, bytes: count.bytes, original, stored }, extra);
 }
 
-/** Stores a reduced trace as a document of the room, with its reduction, in one transaction; announces it. */
+/** Stores a reduced trace (`storeDocument`: its blob, its reduction, then the room's document); announces it. */
 async function storeTrace(
   deps: IngestDeps,
   roomId: string,
@@ -166,7 +168,7 @@ async function storeTrace(
   extra: { readonly addedBy?: string; readonly captureId?: string },
 ): Promise<DocumentMeta> {
   let blob: StoredBlob | undefined;
-  if (!deps.store.documents.hasBlob(t.sha256)) {
+  if (!(await deps.content.documents.hasBlob(t.sha256))) {
     // The reduced form is the trace's index; the text analysis of a trace is empty.
     const { analysis, views, keys } = await analyzeGzipInline('', DocumentKind.trace);
     blob = { gzip: t.original, analysisGzip: analysis, parts: { views, keys } };
@@ -176,11 +178,8 @@ async function storeTrace(
     ...(extra.addedBy !== undefined ? { addedBy: extra.addedBy } : {}),
     ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
   };
-  assertDocumentQuota(deps.store.documents, deps.config.limits, roomId, t.bytes);
-  deps.store.db.transaction(() => {
-    deps.store.documents.add(roomId, meta, blob);
-    deps.store.traces.put(t.sha256, t.stored);
-  })();
+  await assertRoomDocumentQuota(deps.content.documents, deps.config.limits, roomId, t.bytes);
+  await storeDocument(deps.content, roomId, meta, blob, t.stored);
   await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;
 }

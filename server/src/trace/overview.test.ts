@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SyncMode } from '../config';
 import { openStore } from '../store';
+import { sqliteContent } from '../store/sqlite-shared-store';
 import { TraceOverviews } from './overview';
 import { TraceReducers } from './reducers';
 
@@ -35,7 +36,7 @@ describe('trace overviews', () => {
     store.traces.put(sha256, reduced);
     // Stored with the reduction, before any request for it.
     expect(store.traces.overview(sha256)).toBeDefined();
-    const overviews = new TraceOverviews(store.traces);
+    const overviews = new TraceOverviews(sqliteContent(store).traces);
     const written = decodeWindowColumns(gunzipSync(await overviews.get(sha256)));
     expect(written.tracks.some((t) => t.start.length > 0)).toBe(true);
     // A reduction stored before overviews were: the overview comes from the blocks.

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { decodeBlock, encodeWindowColumns, eventWindow, type TraceSummary } from '@seam/shared/trace';
 import { OVERVIEW_EVENTS, OVERVIEW_VERSION } from './stored-form';
-import type { TraceStore } from './store';
+import type { TraceBlocks } from '../store/shared-store';
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
@@ -19,11 +19,11 @@ const gzipAsync = promisify(gzip);
 export class TraceOverviews {
   private readonly computing = new Map<string, Promise<Buffer>>();
 
-  constructor(private readonly traces: TraceStore) {}
+  constructor(private readonly traces: TraceBlocks) {}
 
   /** The gzipped overview of the stored reduction `sha256` (which must exist), computing and storing it the first time. */
   async get(sha256: string): Promise<Buffer> {
-    const stored = this.traces.overview(sha256);
+    const stored = await this.traces.overview(sha256);
     if (stored) return stored;
     let pending = this.computing.get(sha256);
     if (!pending) {
@@ -40,16 +40,16 @@ export class TraceOverviews {
 
   private async compute(sha256: string): Promise<Buffer> {
     const json = async <T>(gz: Buffer | undefined): Promise<T> => JSON.parse((await gunzipAsync(gz!)).toString('utf8')) as T;
-    const summary = await json<TraceSummary>(this.traces.part(sha256, 'summary'));
-    const strings = await json<string[]>(this.traces.part(sha256, 'strings'));
+    const summary = await json<TraceSummary>(await this.traces.part(sha256, 'summary'));
+    const strings = await json<string[]>(await this.traces.part(sha256, 'strings'));
     const windows = [];
     // One track at a time: its blocks are all the memory this holds at once.
     for (const t of summary.tracks) {
-      const blocks = await Promise.all(this.traces.blocks(sha256, t.id, summary.startUs, summary.endUs).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
+      const blocks = await Promise.all((await this.traces.blocks(sha256, t.id, summary.startUs, summary.endUs)).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
       windows.push(eventWindow(t.id, blocks, strings, summary.startUs, summary.endUs, OVERVIEW_EVENTS));
     }
     const gz = await gzipAsync(encodeWindowColumns(summary.startUs, summary.endUs, windows));
-    this.traces.putOverview(sha256, gz);
+    await this.traces.putOverview(sha256, gz);
     return gz;
   }
 }

@@ -1,12 +1,13 @@
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { Hono, type Context } from 'hono';
 import { ROLES, type DocumentMeta } from '@seam/shared/model';
 import { decodeBlock, encodeWindowColumns, eventWindow, type TraceSummary } from '@seam/shared/trace';
 import type { AppDeps } from '../app';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { badRequest, notFound } from '../errors';
-import { immutable } from '../routes/documents';
+import { immutable, notModified } from '../routes/documents';
 import { TraceOverviews } from './overview';
 import { TRACE_FORM_VERSION } from './stored-form';
 import type { TracePart } from './store';
@@ -32,28 +33,29 @@ const COLUMNS_TYPE = 'application/octet-stream';
  * Any role of the room may read; every answer is content-addressed (private, immutable, ETag). 404 when the document is not a trace with a stored reduction.
  */
 export function traceRoutes(deps: AppDeps): Hono {
-  const { store } = deps;
+  const { documents, traces } = deps.content;
   const app = new Hono();
   const strings = new Map<string, readonly string[]>();
-  const overviews = new TraceOverviews(store.traces);
+  const overviews = new TraceOverviews(traces);
 
-  const traceOf = (c: Context): DocumentMeta => {
+  const traceOf = async (c: Context): Promise<DocumentMeta> => {
     const roomId = c.req.param('id') ?? '';
-    requireRole(c, store, roomId, ROLES);
-    const meta = store.documents.get(roomId, c.req.param('docId') ?? '');
+    await authorize(c, deps, roomId, ROLES);
+    const meta = await documents.get(roomId, c.req.param('docId') ?? '');
     if (!meta) throw notFound('no such document in this room');
-    if (!store.traces.has(meta.sha256)) throw notFound('this document has no reduced trace');
+    if (!(await traces.has(meta.sha256))) throw notFound('this document has no reduced trace');
     return meta;
   };
-  const part = (name: TracePart) => (c: Context) => {
-    const meta = traceOf(c);
-    return immutable(c, `${meta.sha256}.trace-${name}.${TRACE_FORM_VERSION}`, store.traces.part(meta.sha256, name)!, 'application/json');
+  const part = (name: TracePart) => async (c: Context) => {
+    const meta = await traceOf(c);
+    const tag = `${meta.sha256}.trace-${name}.${TRACE_FORM_VERSION}`;
+    return notModified(c, tag) ?? immutable(c, tag, (await traces.part(meta.sha256, name))!, 'application/json');
   };
   const json = async <T>(gz: Buffer | undefined): Promise<T> => JSON.parse((await gunzipAsync(gz!)).toString('utf8')) as T;
   const stringsOf = async (sha256: string): Promise<readonly string[]> => {
     let table = strings.get(sha256);
     if (!table) {
-      table = await json<string[]>(store.traces.part(sha256, 'strings'));
+      table = await json<string[]>(await traces.part(sha256, 'strings'));
       strings.set(sha256, table);
       if (strings.size > STRING_TABLES) strings.delete(strings.keys().next().value!);
     }
@@ -61,28 +63,30 @@ export function traceRoutes(deps: AppDeps): Hono {
   };
 
   // The original as uploaded (or captured), gzipped: what "Download for Perfetto" saves.
-  app.get('/:id/documents/:docId/trace/original', (c) => {
-    const meta = traceOf(c);
-    const gz = store.documents.textGzip(meta.sha256);
+  // Read from the store in pieces as it is sent: an original may be gigabytes.
+  app.get('/:id/documents/:docId/trace/original', async (c) => {
+    const meta = await traceOf(c);
+    const gz = await documents.textGzipPieces(meta.sha256);
     if (!gz) throw notFound('the original of this trace is not stored');
     const name = `${meta.title.replace(/\.gz$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_') || 'trace'}.gz`;
     c.header('Content-Disposition', `attachment; filename="${name}"`);
     c.header('Cache-Control', 'private, max-age=31536000, immutable');
     c.header('ETag', `"${meta.sha256}.original"`);
     c.header('Content-Type', 'application/gzip');
-    return c.body(new Uint8Array(gz));
+    c.header('Content-Length', String(gz.bytes));
+    return c.body(Readable.toWeb(Readable.from(gz.pieces)) as ReadableStream<Uint8Array>);
   });
   app.get('/:id/documents/:docId/trace/summary', part('summary'));
   app.get('/:id/documents/:docId/trace/ops', part('ops'));
   app.get('/:id/documents/:docId/trace/overview', async (c) => {
-    const meta = traceOf(c);
-    return immutable(c, overviews.tag(meta.sha256), await overviews.get(meta.sha256), COLUMNS_TYPE);
+    const meta = await traceOf(c);
+    return notModified(c, overviews.tag(meta.sha256)) ?? immutable(c, overviews.tag(meta.sha256), await overviews.get(meta.sha256), COLUMNS_TYPE);
   });
   app.get('/:id/documents/:docId/trace/events', async (c) => {
-    const meta = traceOf(c);
+    const meta = await traceOf(c);
     const format = c.req.query('format') ?? 'json';
     if (format !== 'json' && format !== 'columns') throw badRequest('?format= must be json or columns');
-    const summary = await json<TraceSummary>(store.traces.part(meta.sha256, 'summary'));
+    const summary = await json<TraceSummary>(await traces.part(meta.sha256, 'summary'));
     const num = (name: string, fallback: number): number => {
       const raw = c.req.query(name);
       if (raw === undefined || raw === '') return fallback;
@@ -104,7 +108,7 @@ export function traceRoutes(deps: AppDeps): Hono {
     }
     const table = await stringsOf(meta.sha256);
     const windows = await Promise.all(tracks.map(async (track) => {
-      const blocks = await Promise.all(store.traces.blocks(meta.sha256, track, fromUs, toUs).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
+      const blocks = await Promise.all((await traces.blocks(meta.sha256, track, fromUs, toUs)).map(async (gz) => decodeBlock(await gunzipAsync(gz))));
       return eventWindow(track, blocks, table, fromUs, toUs, limit);
     }));
     const tag = `${meta.sha256}.trace-events.${TRACE_FORM_VERSION}.${tracks.length === 1 ? tracks[0] : 'all'}.${fromUs}.${toUs}.${limit}`;
