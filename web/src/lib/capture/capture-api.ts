@@ -1,6 +1,6 @@
 import type { CaptureEntry, CaptureRequestInput } from '@seam/shared/model';
 import type { RunnerCapabilities } from '@seam/shared/protocol';
-import { failure } from '../api';
+import { failure } from '../room/api';
 
 /** A connected runner as `GET /api/rooms/:id/runners` lists it. */
 export interface RunnerListing {

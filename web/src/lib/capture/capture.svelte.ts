@@ -1,6 +1,6 @@
 import * as Y from 'yjs';
 import { isFinalStatus, readCaptures, RoomKey, SettingKey, type CaptureEntry, type CaptureRequestInput } from '@seam/shared/model';
-import { ApiError } from '../api';
+import { ApiError } from '../room/api';
 import type { CaptureApi, RunnerListing } from './capture-api';
 import { buildRequest, EMPTY_FORM, MLP_EXAMPLE, parseSpecs, type CaptureForm, type ParsedSpecs } from './capture-form';
 import { rerunRequest } from './capture-rerun';

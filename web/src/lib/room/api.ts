@@ -1,6 +1,6 @@
 import { ImportResult, type DocumentMeta, type Role } from '@seam/shared/model';
 import type { RoomPrefetch } from './prefetch';
-import { defaultSender, type ProgressSender, type SendProgress } from './room/import/send-with-progress';
+import { defaultSender, type ProgressSender, type SendProgress } from './import/send-with-progress';
 
 /** A room as `POST /api/rooms` returns it. */
 export interface CreatedRoom {

@@ -1,5 +1,5 @@
 import { layerGroups, type DocumentMeta, type ImportResult } from '@seam/shared/model';
-import type { FolderFile, RoomApi, SendOptions } from '../api';
+import type { FolderFile, RoomApi, SendOptions } from '../room/api';
 import { uploadItem, type UploadItem } from './upload-item';
 import { archiveType } from '../room/import/archive-type';
 import type { Gathered } from '../room/import/folder-files';

@@ -1,4 +1,4 @@
-import { cleanName, loadIdentity, newIdentityId, pickColor, saveIdentity, type Identity } from '../identity';
+import { cleanName, loadIdentity, newIdentityId, pickColor, saveIdentity, type Identity } from '../room/identity';
 
 /** The local person, read from and written to browser storage. */
 export class IdentityState {

@@ -1,5 +1,5 @@
 import { groupOf, isPassDump, layerOf, type DocumentMeta, type Layer } from '@seam/shared/model';
-import type { RoomApi } from '../api';
+import type { RoomApi } from '../room/api';
 import { ANALYZED_KINDS, AnalysisSource } from '../analysis/analysis-source';
 import { CrossLayer } from '../analysis/cross-layer';
 import type { ViewAnalysis } from '../analysis/worker-protocol';

@@ -1,6 +1,6 @@
 import { canAnnotate, RoomKey, setResolved, SettingKey, type Annotation, type AnnotationKind, type DocumentMeta, type Role, type TraceAnchor } from '@seam/shared/model';
-import type { RoomApi } from '../api';
-import type { Identity } from '../identity';
+import type { RoomApi } from '../room/api';
+import type { Identity } from '../room/identity';
 import * as store from '../collab/annotation-store';
 import { participants as listParticipants, readPresence, type HoveredLine, type Participant, type PresenceState, type PresenterView, type Spotlight, type TraceFollow } from '../collab/presence';
 import { saveState, type SaveState } from '../collab/save-tracker';

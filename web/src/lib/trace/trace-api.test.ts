@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeWindowColumns, TraceFormatError, type TraceSummary } from '@seam/shared/trace';
-import type { RoomPrefetch } from '../prefetch';
+import type { RoomPrefetch } from '../room/prefetch';
 import { TraceApi } from './trace-api';
 
 const summary = { format: 'xplane', events: 1, tracks: [], startUs: 0, endUs: 10, opTotalUs: 0, steps: [], ignored: 0, unpaired: 0 } as TraceSummary;

@@ -1,6 +1,6 @@
 import { decodeWindowColumns, type OpAggregate, type TraceSummary, type WindowColumns } from '@seam/shared/trace';
-import { failure } from '../api';
-import type { RoomPrefetch } from '../prefetch';
+import { failure } from '../room/api';
+import type { RoomPrefetch } from '../room/prefetch';
 
 /** The trace routes of one document (`/api/rooms/:id/documents/:docId/trace/…`), read with a room token. */
 export class TraceApi {

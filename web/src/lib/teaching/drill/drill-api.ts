@@ -1,5 +1,5 @@
 import { ANSWER_KEY_HEADER, type DrillClassView, type DrillEntry, type DrillMineView, type StartDrillBody } from '@seam/shared/teaching';
-import { failure } from '../../api';
+import { failure } from '../../room/api';
 
 /** The drill endpoints of one room (docs/teaching.md), with the room token in the Authorization header. */
 export class DrillApi {

@@ -1,5 +1,5 @@
 import type { LabResults, LabView } from '@seam/shared/teaching';
-import { failure, type CreatedRoom } from '../../api';
+import { failure, type CreatedRoom } from '../../room/api';
 
 /** A lab as `GET /api/labs` lists it. */
 export type LabListing = Pick<LabView, 'id' | 'code' | 'title' | 'summary' | 'steps'>;

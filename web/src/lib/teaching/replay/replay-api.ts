@@ -1,5 +1,5 @@
 import { readHistoryLine, type HistoryLine } from '@seam/shared/teaching';
-import { failure } from '../../api';
+import { failure } from '../../room/api';
 
 /** A whole room history as the server pages it: where it starts, then every entry in order. */
 export interface FetchedHistory {

@@ -1,6 +1,6 @@
 import { DEFAULT_GATE_BAR } from '@seam/shared/ir';
 import type { GateReport, GateUnavailable } from '@seam/shared/model';
-import { failure } from '../../api';
+import { failure } from '../../room/api';
 
 /**
  * The Gate card's state for one capture group: the chosen candidate (the top spill when none), the
