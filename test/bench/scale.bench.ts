@@ -80,9 +80,10 @@ async function failover(): Promise<{ ms: number; moved: number }> {
   await cluster.instances[0]!.kill();
   await waitFor(() => dropped.size > 0 && clients.every((c) => c.provider.wsconnected && c.provider.synced), 'every client resynced', 30_000);
   const ms = performance.now() - killedAt;
+  const moved = dropped.size;
   for (const c of clients) c.destroy();
   await cluster.instances[0]!.start();
-  return { ms, moved: dropped.size };
+  return { ms, moved };
 }
 
 try {
