@@ -12,15 +12,18 @@ import { readOnlyLook } from './read-only';
 import { spotlight } from './spotlight';
 import { seamTheme } from './theme';
 import { selectedLineReporter, userScrollDetector, viewReporter, type ViewReport } from './follow';
+import { dumpText } from './dump-text';
 
 /** Callbacks the dump editor reports through. */
 export interface DumpEditorOptions {
   readonly onView: (r: ViewReport) => void;
   readonly onUserScroll: () => void;
-  readonly onOpenAnnotation: (id: string) => void;
-  /** Opens the annotate bubble on the current selection (Alt-A). */
-  readonly onAnnotateKey: () => boolean;
-  readonly wrap: boolean;
+  /** Opens an annotation from its mark; by default marks open nothing (a diff shows none). */
+  readonly onOpenAnnotation?: (id: string) => void;
+  /** Opens the annotate bubble on the current selection (Alt-A); by default Alt-A is left to others. */
+  readonly onAnnotateKey?: () => boolean;
+  /** Long lines wrap; default false (they scroll sideways, and fast scrolls are drawn light). */
+  readonly wrap?: boolean;
   /** The dump's kind picks the IR language (highlighting and folding); default plain text. */
   readonly kind?: DocumentKind;
   /** Reports the line under the pointer, for cross-layer highlighting. */
@@ -45,18 +48,26 @@ export function dumpExtensions(o: DumpEditorOptions): Extension {
     drawSelection(),
     irLanguage(o.kind ?? 'text'),
     irOverlays(o.onHoverLine),
-    annotationMarks({ onOpen: o.onOpenAnnotation }),
+    annotationMarks({ onOpen: o.onOpenAnnotation ?? (() => {}) }),
     remoteSelections(),
     spotlight(),
     viewReporter(o.onView),
     userScrollDetector(o.onUserScroll),
     o.onSelectLine ? selectedLineReporter(o.onSelectLine) : [],
     search({ top: true }),
-    keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey() }, ...searchKeymap, ...defaultKeymap]),
+    keymap.of([{ key: 'Alt-a', run: () => o.onAnnotateKey?.() ?? false }, ...searchKeymap, ...defaultKeymap]),
     EditorView.contentAttributes.of({ 'aria-label': 'Document text', 'aria-readonly': 'true' }),
     o.wrap ? EditorView.lineWrapping : fastScroll({ marks: (s) => s.field(annotationField, false)?.marks, glyphs: (s) => s.field(annotationField, false)?.glyphs }),
     seamTheme,
   ];
+}
+
+/**
+ * Mounts a read-only dump editor showing `text` in `parent`: {@link dumpExtensions} with `o`, then
+ * `extra` (a diff's marks, say; none by default). The caller destroys the view.
+ */
+export function mountDumpView(parent: HTMLElement, text: string, o: DumpEditorOptions, extra: Extension = []): EditorView {
+  return new EditorView({ parent, state: EditorState.create({ doc: dumpText(text), extensions: [dumpExtensions(o), extra] }) });
 }
 
 /**

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Annotation } from '@seam/shared/model';
-import type { Participant } from '../../collab/presence';
+import { participant as person } from '../../collab/test-participant';
 import { classRows, openQuestions } from './class-glance';
-
-const person = (clientId: number, name: string, extra: Partial<Participant> = {}): Participant => ({
-  clientId,
-  id: `u-${name}`,
-  name,
-  color: '#1971c2',
-  role: 'annotator',
-  docId: 'd1',
-  self: false,
-  hand: null,
-  line: null,
-  following: false,
-  ...extra,
-});
 
 const annotation = (id: string, kind: Annotation['kind'], createdAt: number, resolved = false): Annotation => ({
   id,

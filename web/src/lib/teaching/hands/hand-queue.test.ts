@@ -1,20 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Participant } from '../../collab/presence';
+import { participant as person } from '../../collab/test-participant';
 import { handQueue, isLowered, MAX_LOWERED, staleLowered } from './hand-queue';
-
-const person = (clientId: number, name: string, extra: Partial<Participant> = {}): Participant => ({
-  clientId,
-  id: `u-${name}`,
-  name,
-  color: '#1971c2',
-  role: 'annotator',
-  docId: 'd1',
-  self: false,
-  hand: null,
-  line: null,
-  following: false,
-  ...extra,
-});
 
 describe('the queue of raised hands', () => {
   it('lists hands up oldest first, with where each person is, and leaves out hands down', () => {
