@@ -126,7 +126,13 @@ export class GroupCommit {
         end();
         this.deps.metrics.batchSize.observe(writes.reduce((n, w) => n + w.batch.length, 0));
         for (const w of writes) w.room.committing = false;
-        writes.forEach((w, i) => w.room.publish(w.batch, got[i] ?? 0));
+        writes.forEach((w, i) => {
+          try {
+            w.room.publish(w.batch, got[i] ?? 0);
+          } catch (err) {
+            this.deps.log.error({ err, room: w.room.id }, 'publishing a committed batch failed');
+          }
+        });
       },
       (err: unknown) => {
         end();

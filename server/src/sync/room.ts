@@ -117,6 +117,8 @@ export class Room {
   private readonly writers = new WriterClaims<Connection>(this.doc);
   /** True once a commit failed; the room is then closed and reloaded from disk on next use. */
   broken = false;
+  /** True once unloaded: late answers (a resync, a catch-up) change nothing. */
+  private destroyed = false;
   /** True while this room's batch is in a commit that has not answered (the shared store only). */
   committing = false;
   private pending: PendingUpdate[] = [];
@@ -215,7 +217,7 @@ export class Room {
    * never queued nor stored again); awareness is applied and relayed, never stored.
    */
   fromBus(frame: BusFrame): void {
-    if (this.broken) return;
+    if (this.broken || this.destroyed) return;
     try {
       if (frame.kind === BusKind.update) Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
       else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
@@ -224,13 +226,17 @@ export class Room {
     }
   }
 
-  /** A resync: the room's stored state, read again from the log, applied (what is known already changes nothing). */
+  /** A resync: the room's stored state, read again from the log, applied (what is known already changes nothing). Never throws. */
   applyStored(state: StoredRoomState): void {
-    if (this.broken) return;
-    Y.transact(this.doc, () => {
-      if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, BUS_ORIGIN);
-      for (const u of state.updates) Y.applyUpdate(this.doc, u, BUS_ORIGIN);
-    }, BUS_ORIGIN);
+    if (this.broken || this.destroyed) return;
+    try {
+      Y.transact(this.doc, () => {
+        if (state.snapshot) Y.applyUpdate(this.doc, state.snapshot, BUS_ORIGIN);
+        for (const u of state.updates) Y.applyUpdate(this.doc, u, BUS_ORIGIN);
+      }, BUS_ORIGIN);
+    } catch (err) {
+      this.deps.log.warn({ err, room: this.id }, 'stored state not applied');
+    }
   }
 
   private queue(update: Uint8Array, origin: unknown): void {
@@ -638,6 +644,7 @@ export class Room {
 
   /** Commits what is queued, compacts if the log is past a threshold, and releases memory; the room must have no sockets. */
   destroy(): void {
+    this.destroyed = true;
     this.flush();
     if (!this.broken && this.logPast(1)) this.compact();
     clearTimeout(this.compactTimer);
