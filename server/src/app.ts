@@ -68,10 +68,10 @@ export interface AppDeps {
 
 /**
  * What scaled mode does not serve yet, because its data is still kept per instance (imports,
- * captures and runners, drills, labs, replay history, exports): refused with `not_in_scaled_mode`
- * rather than answered differently by each instance (docs/storage.md). Dumps and traces are shared.
+ * captures and runners, drills, labs, replay history): refused with `not_in_scaled_mode` rather
+ * than answered differently by each instance (docs/storage.md). Dumps, traces and exports are shared.
  */
-const INSTANCE_LOCAL = /^\/api\/(?:labs$|rooms\/[^/]+\/(?:blobs|imports|captures|runners|drills|history|lab|export\.json|export\.md)(?:\/|$)|runners?(?:\/|$))/;
+const INSTANCE_LOCAL = /^\/api\/(?:labs$|rooms\/[^/]+\/(?:blobs|imports|captures|runners|drills|history|lab)(?:\/|$)|runners?(?:\/|$))/;
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.badRequest,

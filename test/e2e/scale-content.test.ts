@@ -109,6 +109,14 @@ describe('scaled mode: dumps and traces on three instances', () => {
     });
     expect(annotate.status).toBe(201);
     expect(((await annotate.json()) as { quote: { exact: string } }).quote.exact).toBe(HLO.slice(0, 9));
+    // The room's export through the instance that did neither: the dump, the annotation and its quoted line.
+    const exported = (await (await get(0, `/api/rooms/${room.id}/export.json`, room.tokens.viewer)).json()) as {
+      documents: { id: string }[]; annotations: { body: string; document: string; lineFrom?: number; quoted: string }[];
+    };
+    expect(exported.documents.map((d) => d.id)).toEqual([id]);
+    expect(exported.annotations.map(({ body, document, lineFrom, quoted }) => ({ body, document, lineFrom, quoted })))
+      .toEqual([{ body: 'the module', document: 'mlp.hlo', lineFrom: 1, quoted: HLO.split('\n')[0] }]);
+    expect(await (await get(2, `/api/rooms/${room.id}/export.md`, room.tokens.viewer)).text()).toContain(HLO.split('\n')[0]);
   });
 
   it('serves a trace uploaded through one instance (summary, overview, events, original) through another', async () => {

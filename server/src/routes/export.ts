@@ -8,7 +8,7 @@ import {
 import type { OpAggregate } from '@seam/shared/trace';
 import { opTimesOf } from '../cli/trace-op-times';
 import type { AppDeps } from '../app';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { roomTitle } from '../room-title';
 import { gunzipAsync } from '../gunzip';
 import { captureGate, GateUnavailableError } from './gate';
@@ -37,7 +37,7 @@ async function gatesOf(deps: AppDeps, roomId: string, documents: readonly Docume
 
 /** A document's stored analysis, decompressed off the event loop; `undefined` when it has none. */
 async function analysisOf(deps: AppDeps, d: DocumentMeta): Promise<Analysis | undefined> {
-  const gz = deps.store.documents.analysisGzip(d.sha256);
+  const gz = await deps.content.documents.analysisGzip(d.sha256);
   return gz ? (JSON.parse((await gunzipAsync(gz)).toString('utf8')) as Analysis) : undefined;
 }
 
@@ -61,8 +61,12 @@ async function mappingsOf(deps: AppDeps, documents: readonly DocumentMeta[]): Pr
 
 /** The op rows of the trace in `d`'s group, when it holds a reduced one. */
 async function groupOpTimes(deps: AppDeps, documents: readonly DocumentMeta[], d: DocumentMeta): Promise<OpTime[] | undefined> {
-  const trace = groupOf(documents, d).find((x) => x.kind === DocumentKind.trace && deps.store.traces.has(x.sha256));
-  const gz = trace ? deps.store.traces.part(trace.sha256, 'ops') : undefined;
+  let gz: Uint8Array | undefined;
+  for (const x of groupOf(documents, d)) {
+    if (x.kind !== DocumentKind.trace || !(await deps.content.traces.has(x.sha256))) continue;
+    gz = await deps.content.traces.part(x.sha256, 'ops');
+    break;
+  }
   return gz ? opTimesOf(JSON.parse((await gunzipAsync(gz)).toString('utf8')) as OpAggregate[]) : undefined;
 }
 
@@ -111,15 +115,15 @@ async function cataloguesOf(deps: AppDeps, documents: readonly DocumentMeta[]): 
  * text in both forms (no markup, no links).
  */
 export function exportRoutes(deps: AppDeps): Hono {
-  const { store, rooms } = deps;
+  const { store, rooms, directory } = deps;
   const app = new Hono();
 
   const build = async (c: Context): Promise<RoomExport> => {
     const roomId = c.req.param('id') ?? '';
-    requireRole(c, store, roomId, ROLES);
-    const doc = rooms.get(roomId).doc;
-    const title = roomTitle(doc, store.rooms.get(roomId)?.title ?? roomId);
-    const documents = store.documents.list(roomId);
+    await authorize(c, deps, roomId, ROLES);
+    const { doc } = await rooms.load(roomId);
+    const title = roomTitle(doc, (directory ? await directory.get(roomId) : store.rooms.get(roomId))?.title ?? roomId);
+    const documents = await deps.content.documents.list(roomId);
     const annotations = readAnnotations(doc);
     // The texts the annotations quote, decompressed off the event loop before the export is built.
     const quoted = new Set(annotations.map((a) => a.docId));
