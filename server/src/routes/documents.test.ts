@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestDocument } from '../ingest';
+import { BODY_PIECE_BYTES } from '../store/shared-store';
 import { testApp, type TestApp } from '../testing';
 
 const HLO = 'HloModule jit_f\n\nENTRY main {\n  p0 = f32[8,8]{1,0} parameter(0)\n  ROOT r = f32[8,8]{1,0} add(p0, p0)\n}\n';
@@ -60,6 +62,25 @@ describe('documents API', () => {
     expect(cached.status).toBe(304);
     expect((await t.call('GET', path)).status).toBe(401);
     expect((await t.call('GET', `/api/rooms/${room.id}/documents/nope/text`, { token: room.tokens.owner })).status).toBe(404);
+  });
+
+  it('serves a dump whose gzip spans several pieces of the store whole, gzipped and plain', async () => {
+    const big = testApp({ documentBytes: 16 * 1024 * 1024, roomDocumentBytes: 64 * 1024 * 1024 });
+    try {
+      const room = await big.room();
+      // Random bytes as hex lines: about half their size gzipped, so 12 MiB of text is two pieces and more.
+      const text = Array.from({ length: 12 * 1024 }, () => randomBytes(512).toString('hex')).join('\n');
+      const { id, sha256 } = (await (await big.call('POST', `/api/rooms/${room.id}/documents?title=big`, { token: room.tokens.owner, body: text, headers: { 'content-type': 'text/plain' } })).json()) as { id: string; sha256: string };
+      const stored = await big.deps.content.documents.textGzipPieces(sha256);
+      expect(stored!.bytes).toBeGreaterThan(BODY_PIECE_BYTES);
+      const path = `/api/rooms/${room.id}/documents/${id}/text`;
+      const gz = await big.call('GET', path, { token: room.tokens.viewer, headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers.get('content-length')).toBe(String(stored!.bytes));
+      expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).toString('utf8')).toBe(text);
+      expect(await (await big.call('GET', path, { token: room.tokens.viewer })).text()).toBe(text);
+    } finally {
+      big.close();
+    }
   });
 
   it('serves the stored analysis as JSON', async () => {
