@@ -7,7 +7,7 @@ import { createApp } from './app';
 import { resolveConfig, type Config, type Limits } from './config';
 import { createRunnerEndpoint } from './jobs/runner-endpoint';
 import type { JobTimings } from './jobs/service';
-import { createCaptureService } from './jobs/wiring';
+import { createCaptureService, localRunnerToken } from './jobs/wiring';
 import { openDeps } from './deps';
 import { attachSync } from './sync/ws-transport';
 
@@ -33,16 +33,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const log = givenLog ?? pino({ level: config.logLevel });
   const deps = await openDeps(config, log);
   const { store, rooms, metrics } = deps;
-  const jobs = createCaptureService(store.db, deps, log, jobTimings);
+  const jobs = await createCaptureService(deps, log, jobTimings);
   const runnerEndpoint = createRunnerEndpoint(jobs);
   const app = createApp({ ...deps, jobs });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   });
-  // Runners are still served per instance, so scaled mode does not take them (docs/storage.md).
   const sync = attachSync(server, {
-    store, directory: deps.directory, rooms, metrics, limits: config.limits, log, ...(deps.scaled ? {} : { otherUpgrade: runnerEndpoint.handleUpgrade }),
+    store, directory: deps.directory, rooms, metrics, limits: config.limits, log, otherUpgrade: runnerEndpoint.handleUpgrade,
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -52,10 +51,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   return {
     url,
     port,
-    createRunnerToken: (name) => jobs.tokens.rotate(name).token,
+    createRunnerToken: (name) => localRunnerToken(deps, name),
     close: () => {
       closing ??= (async () => {
-        jobs.close();
+        await jobs.close();
         runnerEndpoint.close();
         rooms.closeAll(CloseCode.goingAway);
         sync.close();

@@ -3,13 +3,14 @@ import { addAnnotation, readAnnotations, type Annotation, type CarriedCounts, ty
 import { startAnalysisWorker, WORKER_THRESHOLD } from '../analyzer';
 import { newId } from '../auth/tokens';
 import type { CarryJob, CarryReply } from './carry-worker';
-import type { Store } from '../store';
+import type { ContentStores } from '../app';
 import type { TextCache } from '../store/text-cache';
 import type { Rooms } from '../sync/rooms';
 
 /** What carrying annotations over reads and writes: the stored dumps, their texts, and the room documents. */
 export interface CarryDeps {
-  readonly store: Store;
+  /** Where the dumps' metadata is read (the shared store in scaled mode). */
+  readonly content: Pick<ContentStores, 'documents'>;
   readonly rooms: Rooms;
   readonly texts: TextCache;
   /** Where a layer that could not be matched (its worker failed or ran out of time) is reported. */
@@ -51,9 +52,10 @@ export interface CaptureDocuments {
  * so every client sees them at once; the originals are not touched. Returns the counts.
  */
 export async function carryAnnotations(deps: CarryDeps, roomId: string, previous: CaptureDocuments, next: CaptureDocuments): Promise<CarriedCounts> {
-  const metas = (ids: readonly string[]) => ids.map((id) => deps.store.documents.get(roomId, id)).filter((d): d is DocumentMeta => d !== undefined);
-  const prevDocs = metas(previous.documents);
-  const pairs = pairDocuments(prevDocs, metas(next.documents));
+  const metas = async (ids: readonly string[]) =>
+    (await Promise.all(ids.map((id) => deps.content.documents.get(roomId, id)))).filter((d): d is DocumentMeta => d !== undefined);
+  const prevDocs = await metas(previous.documents);
+  const pairs = pairDocuments(prevDocs, await metas(next.documents));
   const room = await deps.rooms.load(roomId);
   const onPrevious = readAnnotations(room.doc).filter((a) => previous.documents.includes(a.docId) && a.trace === undefined);
   const taken = onPrevious.slice(0, MAX_CARRIED);

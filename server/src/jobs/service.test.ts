@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CaptureRequestSchema, type CaptureEntry } from '@seam/shared/model';
 import { CloseCode, readServerMessage, RUNNER_LIMITS, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
+import { SyncMode } from '../config';
+import { openStore, type Store } from '../store';
 import { CaptureService, type CaptureDocument } from './service';
+import { embeddedCaptureStores } from './wiring';
 import type { RunnerTokenInfo } from './runner-tokens';
 
 /** A socket as the runner endpoint hands it to the service: what was sent, and how it was closed. */
@@ -27,7 +29,7 @@ const quiet = { info: () => undefined, warn: () => undefined };
 
 describe('CaptureService', () => {
   let dir: string;
-  let db: Database.Database;
+  let store: Store;
   let service: CaptureService;
   let published: CaptureEntry[];
   let ingested: CaptureDocument[];
@@ -36,12 +38,12 @@ describe('CaptureService', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'seam-service-'));
-    db = new Database(join(dir, 'seam.db'));
+    store = openStore(dir, SyncMode.normal);
     published = [];
     ingested = [];
     carries = [];
     carryFails = false;
-    service = new CaptureService(db, {
+    service = new CaptureService(embeddedCaptureStores(store), {
       ingest: async (_room, doc) => {
         ingested.push(doc);
         return { id: `doc-${ingested.length}` };
@@ -54,62 +56,65 @@ describe('CaptureService', () => {
       },
     }, quiet, { leaseMs: 60_000 });
   });
-  afterEach(() => {
-    service.close();
-    db.close();
+  afterEach(async () => {
+    await service.close();
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const connect = (token: RunnerTokenInfo, name: string) => {
+  /** Attaches a socket and gives it `frames`, resolving once the service has handled them all. */
+  const attach = async (token: RunnerTokenInfo, ...frames: string[]) => {
     const socket = new RecordingSocket();
     const h = service.attach(token, socket);
-    h.onMessage(writeRunnerMessage({ type: 'hello', name, capabilities: caps, agent: 'test' }));
-    return { socket, h };
+    const send = async (...more: string[]) => {
+      for (const f of more) h.onMessage(f);
+      await h.handled();
+    };
+    await send(...frames);
+    return { socket, h, send };
   };
+  const connect = (token: RunnerTokenInfo, name: string) => attach(token, writeRunnerMessage({ type: 'hello', name, capabilities: caps, agent: 'test' }));
+  const ready = writeRunnerMessage({ type: 'ready' });
 
-  it('closes a socket whose first frame is not hello, or not a message at all', () => {
-    const token = service.tokens.create('a');
-    const s1 = new RecordingSocket();
-    service.attach(token, s1).onMessage(writeRunnerMessage({ type: 'ready' }));
-    expect(s1.closed).toBe(CloseCode.malformedMessage);
-    const s2 = new RecordingSocket();
-    service.attach(token, s2).onMessage('{not json');
-    expect(s2.closed).toBe(CloseCode.malformedMessage);
+  it('closes a socket whose first frame is not hello, or not a message at all', async () => {
+    const token = await service.tokens.create('a');
+    expect((await attach(token, ready)).socket.closed).toBe(CloseCode.malformedMessage);
+    expect((await attach(token, '{not json')).socket.closed).toBe(CloseCode.malformedMessage);
   });
 
-  it('welcomes a runner, leases it a job when it is ready, and publishes each step to the room', () => {
-    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
+  it('welcomes a runner, leases it a job when it is ready, and publishes each step to the room', async () => {
+    const { socket, send } = await connect(await service.tokens.create('cpu-1'), 'cpu-1');
     expect(socket.sent[0]).toMatchObject({ type: 'welcome', runnerId: expect.stringMatching(/\/cpu-1$/), leaseMs: 60_000 });
-    const job = service.request('room', request, 'owner');
+    const job = await service.request('room', request, 'owner');
     expect(job.status).toBe('queued');
-    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    await send(ready);
     expect(socket.sent[1]).toMatchObject({ type: 'job', jobId: job.id, attempt: 1 });
-    h.onMessage(writeRunnerMessage({ type: 'status', jobId: job.id, attempt: 1, phase: 'compiling' }));
+    await send(writeRunnerMessage({ type: 'status', jobId: job.id, attempt: 1, phase: 'compiling' }));
     expect(published.map((e) => [e.status, e.phase])).toEqual([['queued', undefined], ['running', 'leased'], ['running', 'compiling']]);
-    expect(service.runners()).toEqual([expect.objectContaining({ name: 'cpu-1', busy: true })]);
+    expect(await service.runners()).toEqual([expect.objectContaining({ name: 'cpu-1', busy: true })]);
   });
 
-  it('tells a runner to stop an attempt it heartbeats but no longer holds', () => {
-    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
-    h.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: [{ jobId: 'cap_gone', attempt: 3 }] }));
+  it('tells a runner to stop an attempt it heartbeats but no longer holds', async () => {
+    const { socket, send } = await connect(await service.tokens.create('cpu-1'), 'cpu-1');
+    await send(writeRunnerMessage({ type: 'heartbeat', jobs: [{ jobId: 'cap_gone', attempt: 3 }] }));
     expect(socket.sent.at(-1)).toEqual({ type: 'cancel', jobId: 'cap_gone', attempt: 3, reason: 'lease lost' });
   });
 
-  it('sends cancel to the runner of a running job that a user cancels', () => {
-    const { socket, h } = connect(service.tokens.create('cpu-1'), 'cpu-1');
-    const job = service.request('room', request, 'owner');
-    h.onMessage(writeRunnerMessage({ type: 'ready' }));
-    expect(service.cancel(job.id)?.status).toBe('cancelled');
+  it('sends cancel to the runner of a running job that a user cancels', async () => {
+    const { socket, send } = await connect(await service.tokens.create('cpu-1'), 'cpu-1');
+    const job = await service.request('room', request, 'owner');
+    await send(ready);
+    expect((await service.cancel(job.id))?.status).toBe('cancelled');
     expect(socket.sent.at(-1)).toEqual({ type: 'cancel', jobId: job.id, attempt: 1, reason: 'cancelled' });
-    expect(service.cancel(job.id)).toBeNull();
+    expect(await service.cancel(job.id)).toBeNull();
   });
 
   it('applies a result only from the token whose runner holds the attempt', async () => {
-    const mine = service.tokens.create('cpu-1');
-    const other = service.tokens.create('other');
-    const { h } = connect(mine, 'cpu-1');
-    const job = service.request('room', request, 'owner');
-    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    const mine = await service.tokens.create('cpu-1');
+    const other = await service.tokens.create('other');
+    const { send } = await connect(mine, 'cpu-1');
+    const job = await service.request('room', request, 'owner');
+    await send(ready);
     const body = { ok: true as const, provenance: { runner: 'cpu-1' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
     expect((await service.postResult(other, job.id, 1, body))?.applied).toBe(false);
     const outcome = await service.postResult(mine, job.id, 1, body);
@@ -119,66 +124,61 @@ describe('CaptureService', () => {
     expect(await service.postResult(mine, 'cap_unknown', 1, body)).toBeNull();
   });
 
-  it('closes the socket of a revoked token on its next frame and leases it nothing', () => {
-    const token = service.tokens.create('cpu-1');
-    const { socket, h } = connect(token, 'cpu-1');
-    service.tokens.revoke(token.id);
-    service.request('room', request, 'owner');
-    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+  it('closes the socket of a revoked token on its next frame and leases it nothing', async () => {
+    const token = await service.tokens.create('cpu-1');
+    const { socket, send } = await connect(token, 'cpu-1');
+    await service.tokens.revoke(token.id);
+    await service.request('room', request, 'owner');
+    await send(ready);
     expect(socket.closed).toBe(CloseCode.tokenRevoked);
     expect(socket.sent.some((m) => m.type === 'job')).toBe(false);
   });
 
-  it('refuses a token registering as another runner\'s name, or as the reserved local, and says why', () => {
-    const token = service.tokens.create('cpu-1');
-    const other = connect(token, 'cpu-2');
+  it('refuses a token registering as another runner\'s name, or as the reserved local, and says why', async () => {
+    const token = await service.tokens.create('cpu-1');
+    const other = await connect(token, 'cpu-2');
     expect(other.socket.closed).toBe(CloseCode.unauthorized);
     expect(other.socket.sent).toEqual([{ type: 'error', code: 'unauthorized', message: expect.stringContaining('bound to the runner name "cpu-1"') }]);
-    const local = connect(token, 'local');
+    const local = await connect(token, 'local');
     expect(local.socket.closed).toBe(CloseCode.unauthorized);
     expect(local.socket.sent[0]).toMatchObject({ type: 'error', message: expect.stringContaining('reserved') });
-    expect(service.runners()).toEqual([]);
-    const own = connect(service.tokens.rotate('local'), 'local');
+    expect(await service.runners()).toEqual([]);
+    const own = await connect(await service.tokens.rotate('local'), 'local');
     expect(own.socket.closed).toBeUndefined();
-    expect(service.runners()).toEqual([expect.objectContaining({ name: 'local' })]);
+    expect(await service.runners()).toEqual([expect.objectContaining({ name: 'local' })]);
   });
 
-  it('leases a job aimed at a runner name only to a runner holding that name\'s token', () => {
-    const a = connect(service.tokens.create('cpu-1'), 'cpu-1');
-    const job = service.request('room', { ...request, runner: 'cpu-2' }, 'owner');
-    a.h.onMessage(writeRunnerMessage({ type: 'ready' }));
+  it('leases a job aimed at a runner name only to a runner holding that name\'s token', async () => {
+    const a = await connect(await service.tokens.create('cpu-1'), 'cpu-1');
+    const job = await service.request('room', { ...request, runner: 'cpu-2' }, 'owner');
+    await a.send(ready);
     expect(a.socket.sent.some((m) => m.type === 'job')).toBe(false);
-    const b = connect(service.tokens.create('cpu-2'), 'cpu-2');
-    b.h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    const b = await connect(await service.tokens.create('cpu-2'), 'cpu-2');
+    await b.send(ready);
     expect(b.socket.sent.at(-1)).toMatchObject({ type: 'job', jobId: job.id });
   });
 
-  it('refuses capabilities past their bounds, naming the field', () => {
-    const token = service.tokens.create('cpu-1');
-    const hello = (capabilities: object) => {
-      const socket = new RecordingSocket();
-      service.attach(token, socket).onMessage(JSON.stringify({ type: 'hello', name: 'cpu-1', capabilities, agent: 'test' }));
-      return socket;
-    };
-    const long = hello({ ...caps, deviceKind: 'x'.repeat(RUNNER_LIMITS.text + 1) });
+  it('refuses capabilities past their bounds, naming the field', async () => {
+    const token = await service.tokens.create('cpu-1');
+    const hello = async (capabilities: object) => (await attach(token, JSON.stringify({ type: 'hello', name: 'cpu-1', capabilities, agent: 'test' }))).socket;
+    const long = await hello({ ...caps, deviceKind: 'x'.repeat(RUNNER_LIMITS.text + 1) });
     expect(long.closed).toBe(CloseCode.malformedMessage);
     expect(long.sent[0]).toMatchObject({ type: 'error', message: 'capabilities.deviceKind is longer than 128 characters' });
-    expect(hello({ ...caps, deviceCount: 1e9 }).sent[0]).toMatchObject({ message: expect.stringContaining('deviceCount') });
-    expect(hello({ ...caps, deviceCount: 8 }).closed).toBeUndefined();
-    const flood = new RecordingSocket();
-    const hf = service.attach(token, flood);
-    hf.onMessage(writeRunnerMessage({ type: 'hello', name: 'cpu-1', capabilities: caps, agent: 'test' }));
-    hf.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: Array.from({ length: RUNNER_LIMITS.heartbeatJobs + 1 }, (_, i) => ({ jobId: `j${i}`, attempt: 1 })) }));
+    expect((await hello({ ...caps, deviceCount: 1e9 })).sent[0]).toMatchObject({ message: expect.stringContaining('deviceCount') });
+    expect((await hello({ ...caps, deviceCount: 8 })).closed).toBeUndefined();
+    const { socket: flood } = await attach(token,
+      writeRunnerMessage({ type: 'hello', name: 'cpu-1', capabilities: caps, agent: 'test' }),
+      writeRunnerMessage({ type: 'heartbeat', jobs: Array.from({ length: RUNNER_LIMITS.heartbeatJobs + 1 }, (_, i) => ({ jobId: `j${i}`, attempt: 1 })) }));
     expect(flood.closed).toBe(CloseCode.malformedMessage);
   });
 
   it('makes a re-run the next version of the capture it names, carries its annotations over before publishing it done, and survives a failed carry', async () => {
-    const mine = service.tokens.create('cpu-1');
-    const { h } = connect(mine, 'cpu-1');
+    const mine = await service.tokens.create('cpu-1');
+    const { send } = await connect(mine, 'cpu-1');
     const body = { ok: true as const, provenance: { runner: 'cpu-1' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
     const run = async (previous?: string) => {
-      const job = service.request('room', { ...request, ...(previous ? { previous } : {}) }, 'owner');
-      h.onMessage(writeRunnerMessage({ type: 'ready' }));
+      const job = await service.request('room', { ...request, ...(previous ? { previous } : {}) }, 'owner');
+      await send(ready);
       return (await service.postResult(mine, job.id, 1, body))?.job;
     };
     const v1 = await run();
@@ -193,7 +193,7 @@ describe('CaptureService', () => {
     const v3 = await run(v2?.id);
     expect(v3).toMatchObject({ status: 'done', versionOf: v2?.id, version: 3, carried: null, documents: ['doc-3'] });
     // A previous capture of another room is not taken for this one's.
-    const other = service.request('elsewhere', { ...request, previous: v1?.id }, 'owner');
+    const other = await service.request('elsewhere', { ...request, previous: v1?.id }, 'owner');
     expect([other.versionOf, other.version]).toEqual([null, null]);
   });
 });

@@ -1,10 +1,11 @@
 import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, CarriedCounts, DocumentKind } from '@seam/shared/model';
 import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
 import { agentMessageProblem, CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
-import type Database from 'better-sqlite3';
-import { JobQueue, toCaptureEntry, type JobRecord } from './queue';
+import type { JobLeases, RunnerTokenStore } from '../store/shared-store';
+import type { JobNotice, JobSignal } from './job-signal';
+import { toCaptureEntry, type JobRecord } from './queue';
 import { RunnerRegistry, type ConnectedRunner, type RunnerInfo, type RunnerSocket } from './registry';
-import { registrationProblem, RunnerTokens, type RunnerTokenInfo } from './runner-tokens';
+import { registrationProblem, type RunnerTokenInfo } from './runner-tokens';
 
 /** One dump of a capture group, as handed to the server's document ingest. */
 export interface CaptureDocument {
@@ -71,114 +72,169 @@ export interface ResultOutcome {
 }
 
 /**
+ * Where the capture service keeps its jobs and runner tokens: the embedded SQLite queue and tokens
+ * (one instance), or the shared store's in PostgreSQL (every instance of a scaled deployment).
+ */
+export interface CaptureStores {
+  /** The queue with leases; `setCarried` records what carrying a re-run's annotations did, where the store keeps it. */
+  readonly jobs: JobLeases & { readonly setCarried?: (jobId: string, carried: CarriedCounts) => Promise<void> };
+  readonly tokens: RunnerTokenStore;
+  /** Notices between instances sharing the queue (scaled mode); absent: this instance is the only one. */
+  readonly signal?: JobSignal;
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
  * The capture job service: queue, runner registry and tokens, lease sweeping, and result
- * application. Runners attach sockets; routes call `request`, `cancel` and `postResult`.
+ * application. Runners attach sockets; routes call `request`, `cancel` and `postResult`. Every
+ * transition goes through the store, so the instance that takes a runner's result, a renewal or a
+ * cancellation need not be the one where the capture was asked or the runner is connected.
  */
 export class CaptureService {
-  readonly queue: JobQueue;
-  readonly tokens: RunnerTokens;
+  readonly queue: CaptureStores['jobs'];
+  readonly tokens: RunnerTokenStore;
   readonly registry = new RunnerRegistry();
   readonly timings: JobTimings;
+  private readonly signal: JobSignal | undefined;
   private readonly timer: NodeJS.Timeout;
+  private dispatching: Promise<void> | null = null;
+  private dispatchAgain = false;
+  private ticking = false;
 
   constructor(
-    db: Database.Database,
+    stores: CaptureStores,
     private readonly sink: CaptureSink,
     private readonly log: JobLogger,
     timings: Partial<JobTimings> = {},
     private readonly now: () => number = Date.now,
   ) {
-    this.queue = new JobQueue(db, now);
-    this.tokens = new RunnerTokens(db, now);
+    this.queue = stores.jobs;
+    this.tokens = stores.tokens;
+    this.signal = stores.signal;
     this.timings = resolveTimings(timings);
-    this.timer = setInterval(() => this.tick(), Math.max(20, Math.min(1000, Math.floor(this.timings.leaseMs / 4))));
+    this.signal?.listen((notice) => this.onNotice(notice));
+    this.timer = setInterval(() => void this.tick(), Math.max(20, Math.min(1000, Math.floor(this.timings.leaseMs / 4))));
     this.timer.unref();
   }
 
-  /** Stops the sweep timer and closes every runner socket. */
-  close(): void {
+  /** Stops the sweep timer, closes every runner socket and stops listening for notices. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
     for (const r of this.registry.all()) r.socket.close(CloseCode.goingAway, CLOSE_REASONS[CloseCode.goingAway]);
+    await this.signal?.close();
   }
 
   private publish(job: JobRecord): void {
     this.sink.publish(job.roomId, toCaptureEntry(job));
   }
 
-  /** Queues a capture for a room and hands it to an idle runner if one is connected. */
-  request(roomId: string, request: CaptureRequest, requestedBy: string): JobRecord {
-    const job = this.queue.enqueue(roomId, request, requestedBy, this.timings.maxAttempts);
-    this.log.info({ jobId: job.id, roomId }, 'capture queued');
-    this.publish(job);
-    this.dispatch();
-    return this.queue.get(job.id) ?? job;
+  /** Tells the other instances (a lost notice is made up for by their tick). */
+  private async tell(notice: JobNotice): Promise<void> {
+    if (!this.signal) return;
+    try {
+      await this.signal.notify(notice);
+    } catch (err) {
+      this.log.warn({ kind: notice.kind, err: messageOf(err) }, 'job notice not sent; other instances find it on their next tick');
+    }
   }
 
-  /** Cancels a job; a running one is told to stop on its runner. Null when it was already final. */
-  cancel(jobId: string): JobRecord | null {
-    const before = this.queue.cancel(jobId);
+  private onNotice(notice: JobNotice): void {
+    if (notice.kind === 'queued') void this.dispatch();
+    else this.registry.send(notice.runnerId, { type: 'cancel', jobId: notice.jobId, attempt: notice.attempt, reason: 'cancelled' });
+  }
+
+  /** Queues a capture for a room and hands it to an idle runner of this instance, or of another, if one is connected. */
+  async request(roomId: string, request: CaptureRequest, requestedBy: string): Promise<JobRecord> {
+    const job = await this.queue.enqueue(roomId, request, requestedBy, this.timings.maxAttempts);
+    this.log.info({ jobId: job.id, roomId }, 'capture queued');
+    this.publish(job);
+    await this.tell({ kind: 'queued' });
+    await this.dispatch();
+    return (await this.queue.get(job.id)) ?? job;
+  }
+
+  /** Cancels a job; a running one is told to stop on its runner, wherever it is connected. Null when it was already final. */
+  async cancel(jobId: string): Promise<JobRecord | null> {
+    const before = await this.queue.cancel(jobId);
     if (!before) return null;
     if (before.status === 'running' && before.runnerId) {
-      this.registry.send(before.runnerId, { type: 'cancel', jobId, attempt: before.attempt, reason: 'cancelled' });
+      const stop = { type: 'cancel', jobId, attempt: before.attempt, reason: 'cancelled' } as const;
+      if (!this.registry.send(before.runnerId, stop)) await this.tell({ kind: 'cancel', jobId, attempt: before.attempt, runnerId: before.runnerId });
     }
-    const job = this.queue.get(jobId);
+    const job = await this.queue.get(jobId);
     if (job) this.publish(job);
     this.log.info({ jobId }, 'capture cancelled');
     return job;
   }
 
-  /** Runners connected now, for the Capture panel's runner choice. */
-  runners(): RunnerInfo[] {
-    return this.registry.all().map((r) => ({
-      name: r.name, capabilities: r.capabilities, busy: this.queue.heldBy(r.id).length > 0, connectedAt: r.connectedAt,
-    }));
+  /** Runners connected to this instance now, for the Capture panel's runner choice. */
+  async runners(): Promise<RunnerInfo[]> {
+    return Promise.all(this.registry.all().map(async (r) => ({
+      name: r.name, capabilities: r.capabilities, busy: (await this.queue.heldBy(r.id)).length > 0, connectedAt: r.connectedAt,
+    })));
   }
 
   /**
    * Attaches an authenticated runner socket. Returns the handlers the transport calls for each
-   * text frame and on close; the first frame must be `hello`.
+   * text frame and on close; the first frame must be `hello`. Frames are handled one after the
+   * other, in order; `handled` resolves once every frame given so far is.
    */
-  attach(token: RunnerTokenInfo, socket: RunnerSocket): { onMessage(data: string): void; onClose(): void } {
+  attach(token: RunnerTokenInfo, socket: RunnerSocket): { onMessage(data: string): void; onClose(): void; handled(): Promise<void> } {
     let runner: ConnectedRunner | undefined;
+    let closed = false;
+    let chain = Promise.resolve();
     const refuse = (code: CloseCode, message: string) => {
       socket.send(writeRunnerMessage({ type: 'error', code: CLOSE_REASONS[code], message }));
       socket.close(code, CLOSE_REASONS[code]);
     };
+    const handle = async (data: string): Promise<void> => {
+      if (closed) return;
+      if (!(await this.tokens.isLive(token.id))) return refuse(CloseCode.tokenRevoked, 'runner token revoked');
+      const msg = readAgentMessage(data);
+      if (!msg) return refuse(CloseCode.malformedMessage, 'not a runner protocol frame');
+      const problem = agentMessageProblem(msg);
+      if (problem) return refuse(CloseCode.malformedMessage, problem);
+      if (!runner) {
+        if (msg.type !== 'hello') return refuse(CloseCode.malformedMessage, 'the first frame must be hello');
+        const wrongName = registrationProblem(token, msg.name);
+        if (wrongName) return refuse(CloseCode.unauthorized, wrongName);
+        if (closed) return;
+        runner = this.register(token, msg.name, msg.capabilities, socket);
+        return;
+      }
+      if (msg.type === 'hello') return refuse(CloseCode.malformedMessage, 'hello sent twice');
+      if (msg.type === 'ready') {
+        runner.ready = true;
+        await this.dispatch();
+      } else if (msg.type === 'heartbeat') {
+        for (const ref of msg.jobs) {
+          if (!(await this.queue.renew(runner.id, ref.jobId, ref.attempt, this.timings.leaseMs))) {
+            socket.send(writeRunnerMessage({ type: 'cancel', jobId: ref.jobId, attempt: ref.attempt, reason: 'lease lost' }));
+          }
+        }
+      } else if (msg.type === 'status') {
+        const job = await this.queue.setPhase(runner.id, msg.jobId, msg.attempt, msg.phase);
+        if (job) this.publish(job);
+      }
+    };
     return {
       onMessage: (data) => {
-        if (!this.tokens.isLive(token.id)) return refuse(CloseCode.tokenRevoked, 'runner token revoked');
-        const msg = readAgentMessage(data);
-        if (!msg) return refuse(CloseCode.malformedMessage, 'not a runner protocol frame');
-        const problem = agentMessageProblem(msg);
-        if (problem) return refuse(CloseCode.malformedMessage, problem);
-        if (!runner) {
-          if (msg.type !== 'hello') return refuse(CloseCode.malformedMessage, 'the first frame must be hello');
-          const wrongName = registrationProblem(token, msg.name);
-          if (wrongName) return refuse(CloseCode.unauthorized, wrongName);
-          runner = this.register(token, msg.name, msg.capabilities, socket);
-          return;
-        }
-        if (msg.type === 'hello') return refuse(CloseCode.malformedMessage, 'hello sent twice');
-        if (msg.type === 'ready') {
-          runner.ready = true;
-          this.dispatch();
-        } else if (msg.type === 'heartbeat') {
-          for (const ref of msg.jobs) {
-            if (!this.queue.renew(runner.id, ref.jobId, ref.attempt, this.timings.leaseMs)) {
-              socket.send(writeRunnerMessage({ type: 'cancel', jobId: ref.jobId, attempt: ref.attempt, reason: 'lease lost' }));
-            }
-          }
-        } else if (msg.type === 'status') {
-          const job = this.queue.setPhase(runner.id, msg.jobId, msg.attempt, msg.phase);
-          if (job) this.publish(job);
-        }
+        chain = chain.then(() => handle(data)).catch((err: unknown) => {
+          // The store could not answer: the frame is dropped (a heartbeat is sent again, a lost
+          // `ready` is made up for by the tick), and a runner still saying hello is asked to come back.
+          this.log.warn({ err: messageOf(err) }, 'runner frame not handled');
+          if (!runner) socket.close(CloseCode.serverError, CLOSE_REASONS[CloseCode.serverError]);
+        });
       },
       onClose: () => {
+        closed = true;
         if (runner) {
           this.registry.remove(runner.id, socket);
           this.log.info({ runner: runner.name }, 'runner disconnected');
         }
       },
+      handled: () => chain,
     };
   }
 
@@ -193,40 +249,77 @@ export class CaptureService {
     return runner;
   }
 
-  /** Leases queued jobs to ready runners whose token is still live. */
-  private dispatch(): void {
+  /**
+   * Leases queued jobs to this instance's ready runners whose token is still live. One pass at a
+   * time; a call during a pass makes one more pass after it, so a job queued meanwhile is seen.
+   */
+  private dispatch(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return this.dispatching;
+    }
+    this.dispatching = (async () => {
+      try {
+        do {
+          this.dispatchAgain = false;
+          await this.dispatchOnce();
+        } while (this.dispatchAgain);
+      } catch (err) {
+        this.log.warn({ err: messageOf(err) }, 'leasing captures failed; the next tick tries again');
+      } finally {
+        this.dispatching = null;
+      }
+    })();
+    return this.dispatching;
+  }
+
+  private async dispatchOnce(): Promise<void> {
     for (const r of this.registry.all()) {
       if (!r.ready) continue;
-      if (!this.tokens.isLive(r.tokenId)) {
+      if (!(await this.tokens.isLive(r.tokenId))) {
         r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
         continue;
       }
-      const job = this.queue.lease(r.id, r.name, this.timings.leaseMs);
+      // Gone (closed, or replaced by a reconnect) while the token was checked.
+      if (this.registry.get(r.id) !== r || !r.ready) continue;
+      const job = await this.queue.lease(r.id, r.name, this.timings.leaseMs);
       if (!job) continue;
       r.ready = false;
-      r.socket.send(writeRunnerMessage({ type: 'job', jobId: job.id, attempt: job.attempt, request: job.request }));
+      // A runner gone while it was leased the job never heartbeats it: the lease expires and is swept.
+      if (this.registry.get(r.id) === r) r.socket.send(writeRunnerMessage({ type: 'job', jobId: job.id, attempt: job.attempt, request: job.request }));
       this.log.info({ jobId: job.id, attempt: job.attempt, runner: r.name }, 'capture leased');
       this.publish(job);
     }
   }
 
-  private tick(): void {
-    for (const r of this.registry.all()) {
-      if (!this.tokens.isLive(r.tokenId)) {
-        this.registry.remove(r.id, r.socket);
-        r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
+  /** Disconnects revoked runners, sweeps expired leases (on every instance; each job is swept by one), and offers queued jobs to idle runners. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      for (const r of this.registry.all()) {
+        if (!(await this.tokens.isLive(r.tokenId))) {
+          this.registry.remove(r.id, r.socket);
+          r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
+        }
       }
+      const { requeued, failed } = await this.queue.sweep(this.timings.retryWaitMs);
+      for (const job of requeued) {
+        this.log.warn({ jobId: job.id, attempt: job.attempt }, 'runner lease expired; capture requeued');
+        this.publish(job);
+      }
+      for (const job of failed) {
+        this.log.warn({ jobId: job.id }, 'capture failed: runner lost');
+        this.publish(job);
+      }
+      if (requeued.length > 0) await this.tell({ kind: 'queued' });
+      // Also the fallback for a job queued on another instance whose notice was lost.
+      if (requeued.length > 0 || (this.signal && this.registry.all().some((r) => r.ready))) await this.dispatch();
+    } catch (err) {
+      this.log.warn({ err: messageOf(err) }, 'capture sweep failed; the next tick tries again');
+    } finally {
+      this.ticking = false;
     }
-    const { requeued, failed } = this.queue.sweep(this.timings.retryWaitMs);
-    for (const job of requeued) {
-      this.log.warn({ jobId: job.id, attempt: job.attempt }, 'runner lease expired; capture requeued');
-      this.publish(job);
-    }
-    for (const job of failed) {
-      this.log.warn({ jobId: job.id }, 'capture failed: runner lost');
-      this.publish(job);
-    }
-    if (requeued.length > 0) this.dispatch();
   }
 
   /**
@@ -235,19 +328,20 @@ export class CaptureService {
    * nothing and get the job as it stands.
    */
   async postResult(token: RunnerTokenInfo, jobId: string, attempt: number, body: ResultBody): Promise<ResultOutcome | null> {
-    const before = this.queue.get(jobId);
+    const before = await this.queue.get(jobId);
     if (!before) return null;
-    if (!leasedTo(before, token) || !this.queue.claimResult(jobId, attempt)) {
+    if (!leasedTo(before, token) || !(await this.queue.claimResult(jobId, attempt))) {
       return { applied: false, job: before };
     }
     const runnerName = before.runnerName ?? 'runner';
+    // The runner's socket may be on another instance; its result then says what it ran on.
     const runner = before.runnerId ? this.registry.get(before.runnerId) : undefined;
     const provenance: CaptureProvenance = {
       ...(runner ? runner.capabilities : {}), ...(body.provenance ?? {}), runner: runnerName, xlaFlags: before.request.options.xlaFlags,
     };
     let job: JobRecord;
     if (!body.ok) {
-      job = this.queue.fail(jobId, body.error, provenance);
+      job = await this.queue.fail(jobId, body.error, provenance);
     } else {
       job = await this.ingest(before, runnerName, body, provenance);
     }
@@ -266,7 +360,7 @@ export class CaptureService {
         ids.push(doc.id);
       }
     } catch (err) {
-      const error: CaptureError = { reason: 'ingest-error', message: `storing the capture failed: ${(err as Error).message}` };
+      const error: CaptureError = { reason: 'ingest-error', message: `storing the capture failed: ${messageOf(err)}` };
       return this.queue.fail(job.id, error, provenance);
     }
     await this.carry(job, ids);
@@ -279,14 +373,14 @@ export class CaptureService {
    * stored, and the annotations where they were; it is logged and the card says nothing was carried.
    */
   private async carry(job: JobRecord, documents: readonly string[]): Promise<void> {
-    const previous = job.versionOf === null ? null : this.queue.get(job.versionOf);
+    const previous = job.versionOf === null ? null : await this.queue.get(job.versionOf);
     if (!previous || previous.roomId !== job.roomId) return;
     try {
       const counts = await this.sink.carry(job.roomId, previous, { id: job.id, documents });
-      this.queue.setCarried(job.id, counts);
+      await this.queue.setCarried?.(job.id, counts);
       this.log.info({ jobId: job.id, previous: previous.id, ...counts }, 'annotations carried over');
     } catch (err) {
-      this.log.warn({ jobId: job.id, previous: previous.id, err: (err as Error).message }, 'carrying annotations over failed');
+      this.log.warn({ jobId: job.id, previous: previous.id, err: messageOf(err) }, 'carrying annotations over failed');
     }
   }
 }

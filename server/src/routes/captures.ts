@@ -9,7 +9,7 @@ import { limitBody, readJson } from './validate';
 export interface CaptureRouteDeps {
   readonly jobs: CaptureService;
   /** The role the request's room token grants in `roomId`; throws the server's ApiError when none. */
-  roleOf(c: Context, roomId: string): Role;
+  roleOf(c: Context, roomId: string): Promise<Role>;
   /** The room setting `allowAnnotatorCapture` (false when unset). */
   allowAnnotatorCapture(roomId: string): boolean;
   /** The server's lock check for REST writes: throws its `room_locked` error for a non-owner in a locked room. */
@@ -22,8 +22,8 @@ function assertMayCapture(deps: CaptureRouteDeps, roomId: string, role: Role): v
   throw forbidden(role === 'viewer' ? 'viewers cannot request captures' : 'the owner has not allowed annotators to request captures');
 }
 
-function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord {
-  const job = deps.jobs.queue.get(jobId);
+async function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): Promise<JobRecord> {
+  const job = await deps.jobs.queue.get(jobId);
   if (!job || job.roomId !== roomId) throw notFound(`no capture ${jobId} in this room`);
   return job;
 }
@@ -32,9 +32,9 @@ function jobOf(deps: CaptureRouteDeps, roomId: string, jobId: string): JobRecord
  * Checks the capture a "Run again" request re-runs: one of this room (another room's is as unknown
  * as a made-up id), finished, of the same entry function (the same program, edited).
  */
-function assertPrevious(deps: CaptureRouteDeps, roomId: string, request: CaptureRequest): void {
+async function assertPrevious(deps: CaptureRouteDeps, roomId: string, request: CaptureRequest): Promise<void> {
   if (request.previous === undefined) return;
-  const previous = deps.jobs.queue.get(request.previous);
+  const previous = await deps.jobs.queue.get(request.previous);
   if (!previous || previous.roomId !== roomId) throw notFound(`no capture ${request.previous} in this room to run again`);
   if (!isFinalStatus(previous.status)) throw new ApiError(ErrorCode.conflict, `capture ${previous.id} has not finished; it can be run again once it has`);
   if (previous.request.entry !== request.entry) {
@@ -56,30 +56,31 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
   const limit = limitBody(2 * 1024 * 1024, 'the capture request is larger than 2 MiB');
   app.post('/api/rooms/:id/captures', limit, async (c) => {
     const roomId = c.req.param('id');
-    assertMayCapture(deps, roomId, role(c));
+    const requestedBy = await role(c);
+    assertMayCapture(deps, roomId, requestedBy);
     const parsed = CaptureRequestSchema.safeParse(await readJson(c, 'the body must be JSON'));
     if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
-    assertPrevious(deps, roomId, parsed.data);
-    const job = deps.jobs.request(roomId, parsed.data, role(c));
+    await assertPrevious(deps, roomId, parsed.data);
+    const job = await deps.jobs.request(roomId, parsed.data, requestedBy);
     return c.json({ job: toCaptureEntry(job) }, 202);
   });
 
-  app.get('/api/rooms/:id/captures', (c) => {
-    role(c);
-    return c.json({ jobs: deps.jobs.queue.listRoom(c.req.param('id')).map(toCaptureEntry) });
+  app.get('/api/rooms/:id/captures', async (c) => {
+    await role(c);
+    return c.json({ jobs: (await deps.jobs.queue.listRoom(c.req.param('id'))).map(toCaptureEntry) });
   });
 
-  app.get('/api/rooms/:id/captures/:jobId', (c) => {
-    role(c);
-    return c.json({ job: toCaptureEntry(jobOf(deps, c.req.param('id'), c.req.param('jobId'))) });
+  app.get('/api/rooms/:id/captures/:jobId', async (c) => {
+    await role(c);
+    return c.json({ job: toCaptureEntry(await jobOf(deps, c.req.param('id'), c.req.param('jobId'))) });
   });
 
-  app.delete('/api/rooms/:id/captures/:jobId', (c) => {
+  app.delete('/api/rooms/:id/captures/:jobId', async (c) => {
     const roomId = c.req.param('id');
-    assertMayCapture(deps, roomId, role(c));
-    const job = jobOf(deps, roomId, c.req.param('jobId'));
+    assertMayCapture(deps, roomId, await role(c));
+    const job = await jobOf(deps, roomId, c.req.param('jobId'));
     if (isFinalStatus(job.status)) return c.json({ job: toCaptureEntry(job) });
-    const after = deps.jobs.cancel(job.id) ?? jobOf(deps, roomId, job.id);
+    const after = (await deps.jobs.cancel(job.id)) ?? (await jobOf(deps, roomId, job.id));
     return c.json({ job: toCaptureEntry(after) });
   });
 

@@ -23,8 +23,8 @@ function fileName(title: string): string {
 async function gatesOf(deps: AppDeps, roomId: string, documents: readonly DocumentMeta[]): Promise<(GateReport | GateUnavailable)[]> {
   const { jobs } = deps;
   if (!jobs) return [];
-  const groups = [...new Set(documents.filter((d) => d.kind === DocumentKind.trace && d.captureId !== undefined).map((d) => d.captureId!))]
-    .filter((id) => jobs.queue.get(id)?.roomId === roomId);
+  const traced = [...new Set(documents.filter((d) => d.kind === DocumentKind.trace && d.captureId !== undefined).map((d) => d.captureId!))];
+  const groups = (await Promise.all(traced.map(async (id) => ((await jobs.queue.get(id))?.roomId === roomId ? [id] : [])))).flat();
   return Promise.all(groups.map(async (captureId) => {
     try {
       return await captureGate({ ...deps, jobs }, roomId, captureId);

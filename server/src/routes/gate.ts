@@ -5,7 +5,7 @@ import {
 } from '@seam/shared/model';
 import type { OpAggregate } from '@seam/shared/trace';
 import type { AppDeps } from '../app';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { opTimesOf } from '../cli/trace-op-times';
 import { badRequest, notFound } from '../errors';
 import { gunzipAsync } from '../gunzip';
@@ -28,7 +28,7 @@ export interface GateRequest {
   readonly bar?: number;
 }
 
-type GateDeps = Pick<AppDeps, 'store' | 'texts'> & { readonly jobs: CaptureService };
+type GateDeps = Pick<AppDeps, 'content' | 'texts'> & { readonly jobs: CaptureService };
 
 /** Whether a document is the capture's cost analysis (`<entry>: cost analysis`, the harness's `cost` JSON). */
 const isCostAnalysis = (d: DocumentMeta): boolean => d.kind === DocumentKind.text && /(^|: )cost analysis$/.test(d.title);
@@ -44,19 +44,27 @@ const json = async <T>(gz: Uint8Array): Promise<T> => JSON.parse((await gunzipAs
  * {@link GateUnavailableError} when a piece is missing or the gate refuses them.
  */
 export async function captureGate(deps: GateDeps, roomId: string, captureId: string, request: GateRequest = {}): Promise<GateReport> {
-  const job = deps.jobs.queue.get(captureId);
+  const job = await deps.jobs.queue.get(captureId);
   if (!job || job.roomId !== roomId) throw notFound(`no capture ${captureId} in this room`);
-  const group = deps.store.documents.list(roomId).filter((d) => d.captureId === captureId);
+  const group = (await deps.content.documents.list(roomId)).filter((d) => d.captureId === captureId);
   const hlo = group.find((d) => d.kind === DocumentKind.hloOpt);
   if (!hlo) throw new GateUnavailableError('no-hlo-opt', 'the capture group has no optimized HLO: capture with "hlo-opt"');
-  const trace = group.find((d) => d.kind === DocumentKind.trace && deps.store.traces.has(d.sha256));
+  let trace: DocumentMeta | undefined;
+  for (const d of group) {
+    if (d.kind === DocumentKind.trace && (await deps.content.traces.has(d.sha256))) {
+      trace = d;
+      break;
+    }
+  }
   if (!trace) throw new GateUnavailableError('no-trace', 'the capture group has no reduced trace: capture with "trace"');
   const bandwidth = job.provenance?.bandwidth;
   if (!bandwidth) throw new GateUnavailableError('no-bandwidth', 'the capture measured no copy bandwidth (its runner predates the gate)');
-  const analysisGz = deps.store.documents.analysisGzip(hlo.sha256);
+  const analysisGz = await deps.content.documents.analysisGzip(hlo.sha256);
   if (!analysisGz) throw new GateUnavailableError('no-analysis', `no analysis is stored for ${hlo.title}`);
   const { index } = await json<Analysis>(analysisGz);
-  const opTimes = opTimesOf(await json<OpAggregate[]>(deps.store.traces.part(trace.sha256, 'ops')!));
+  const ops = await deps.content.traces.part(trace.sha256, 'ops');
+  if (!ops) throw new GateUnavailableError('no-trace', `no per-op times are stored for ${trace.title}`);
+  const opTimes = opTimesOf(await json<OpAggregate[]>(ops));
   const runs = job.request.options.repeats;
   const costDoc = group.find(isCostAnalysis);
   const costModelBytes = costDoc ? await bytesAccessed(deps, costDoc) : undefined;
@@ -125,11 +133,11 @@ function parseBar(raw: string | undefined): number | undefined {
  * with their measured time. Any role may read. 404 for an unknown capture; 409 `conflict` with a
  * `reason` when the group cannot give a gate.
  */
-export function gateRoutes(deps: Pick<AppDeps, 'store' | 'texts'> & { readonly jobs: CaptureService }): Hono {
+export function gateRoutes(deps: GateDeps & Pick<AppDeps, 'store' | 'directory'>): Hono {
   const app = new Hono();
   app.get('/:id/captures/:jobId/gate', async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, deps.store, roomId, ROLES);
+    await authorize(c, deps, roomId, ROLES);
     const value = c.req.query('value');
     const bar = parseBar(c.req.query('bar'));
     const request: GateRequest = { ...(value ? { value } : {}), ...(bar !== undefined ? { bar } : {}) };

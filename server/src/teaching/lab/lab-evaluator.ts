@@ -22,7 +22,7 @@ export interface LabEvaluatorOptions {
   readonly maxConcurrent?: number;
 }
 
-type EvaluatorDeps = Pick<AppDeps, 'store' | 'rooms' | 'texts' | 'jobs' | 'log'>;
+type EvaluatorDeps = Pick<AppDeps, 'store' | 'content' | 'rooms' | 'texts' | 'jobs' | 'log'>;
 
 interface RoomSlot {
   running: Promise<LabResults | null> | null;
@@ -151,7 +151,7 @@ export class LabEvaluator {
     if (jobs) {
       for (const c of relevant) {
         // A capture the queue no longer holds (a room imported from elsewhere) has no gate to give.
-        if (!c.capture.includes('trace') || jobs.queue.get(c.id)?.roomId !== roomId) continue;
+        if (!c.capture.includes('trace') || (await jobs.queue.get(c.id))?.roomId !== roomId) continue;
         try {
           gates.set(c.id, await captureGate({ ...this.deps, jobs }, roomId, c.id));
         } catch (e) {
