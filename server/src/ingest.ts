@@ -85,8 +85,9 @@ export async function prepareDocument(deps: IngestDeps, roomId: string, title: s
 
 /**
  * Stores a dump in a room: the text is stored once by sha256 (gzip, compressed off the event
- * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the room's documents (after its trace reduction, if any), and announced in
- * the room document's server-only `documents` map. Returns the new document's metadata. `extra`
+ * loop), indexed once with `analyze` (stored whole and in its views and keys parts), listed in the
+ * room's documents once its blob and trace reduction are stored (`storeDocument`), and announced
+ * in the room document's server-only `documents` map. Returns the new document's metadata. `extra`
  * sets the kind (else detected), for captures the runner as `addedBy` and the job as `captureId`,
  * and for a file of a dump folder its `module` group.
  * Throws `quota_exceeded` when the room may not take the dump (checked before indexing and again
