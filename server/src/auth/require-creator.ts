@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Config } from '../config';
 import { ApiError, ErrorCode } from '../errors';
-import { INVITATION_PREFIX, type Invitations } from './invitations';
+import { INVITATION_PREFIX, type Invitations, type SharedInvitations } from './invitations';
 import { RoomCreation } from './room-policy';
 import { hashToken, tokenFrom } from './tokens';
 
@@ -17,14 +17,14 @@ function isOperator(given: string, operatorToken: string | undefined): boolean {
  * invitation. `spend`: take one use of it (do so in the transaction that creates the room);
  * `check`: take nothing, to refuse a request before it counts against any quota. The credential
  * is read from the header only, never from the query string, which logs and proxies keep.
+ * With `SharedInvitations` (scaled mode) the invitation's answer is a promise to await.
  */
-export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations, use: 'check' | 'spend'): void {
+export function requireRoomCreator(c: Context, config: Pick<Config, 'roomCreation' | 'operatorToken'>, invitations: Invitations | SharedInvitations, use: 'check' | 'spend'): void | Promise<void> {
   if (config.roomCreation === RoomCreation.open) return;
   const header = c.req.header('authorization') ?? '';
   if (/^(Bearer\s*)?$/i.test(header.trim())) throw new ApiError(ErrorCode.invitationRequired, 'creating a room on this server needs an invitation; ask its operator for one');
   const credential = tokenFrom(header, undefined);
   if (credential && isOperator(credential, config.operatorToken)) return;
   if (!credential?.startsWith(INVITATION_PREFIX)) throw new ApiError(ErrorCode.invitationInvalid, 'this is neither an invitation nor the operator token');
-  if (use === 'spend') invitations.redeem(credential);
-  else invitations.check(credential);
+  return use === 'spend' ? invitations.redeem(credential) : invitations.check(credential);
 }

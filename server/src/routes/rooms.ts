@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { CreateRoomBody, RoleParam, RoomKey, ROLES, SettingKey, type Role } from '@seam/shared/model';
 import { CloseCode } from '@seam/shared/protocol';
 import type { AppDeps } from '../app';
-import { Invitations } from '../auth/invitations';
+import { Invitations, SharedInvitations } from '../auth/invitations';
 import { authorize } from '../auth/require';
 import { requireRoomCreator } from '../auth/require-creator';
 import { hashToken, newId, newToken } from '../auth/tokens';
@@ -23,15 +23,16 @@ export function roomRoutes(deps: AppDeps): Hono {
   const app = new Hono();
   const limit = limitBody(config.limits.requestBytes, 'request body too large');
   const base = (requestUrl: string) => config.publicUrl ?? new URL(requestUrl).origin;
-  const invitations = new Invitations(store.db);
+  // Scaled mode: the shared store's, so that a use is taken once across instances.
+  const invitations = scaled ? new SharedInvitations(scaled.shared.invitations) : new Invitations(store.db);
 
   const creations = new RoomCreationQuota(config.limits, () => store.rooms.count());
 
   // Who may create rooms is settled before the quotas count the request, so that requests without
   // a live invitation cannot use up the rooms of those who hold one.
-  app.post('/', (c, next) => {
-    requireRoomCreator(c, config, invitations, 'check');
-    return next();
+  app.post('/', async (c, next) => {
+    await requireRoomCreator(c, config, invitations, 'check');
+    await next();
   }, (c, next) => {
     creations.take(clientAddress(c));
     return next();
@@ -41,9 +42,9 @@ export function roomRoutes(deps: AppDeps): Hono {
     const tokens = Object.fromEntries(ROLES.map((r) => [r, newToken()])) as Record<Role, string>;
     const hashes = Object.fromEntries(ROLES.map((r) => [r, hashToken(tokens[r])])) as Record<Role, Buffer>;
     if (scaled) {
-      // Scaled mode: invitations are still kept per instance, so the use is spent here before the
-      // room is created in the shared directory (a room that then fails to be stored costs one use).
-      requireRoomCreator(c, config, invitations, 'spend');
+      // Scaled mode: the use is taken in the shared store (once across instances) before the room is
+      // created in the shared directory, a separate call: a room that then fails to be stored costs one use.
+      await requireRoomCreator(c, config, invitations, 'spend');
       await scaled.shared.rooms.create({ id, title, createdAt: Date.now() }, hashes);
     } else {
       // The invitation's use is spent in the transaction that creates the room: both or neither.
