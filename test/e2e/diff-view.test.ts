@@ -8,7 +8,7 @@ import type { DocumentMeta } from '@seam/shared/model';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
 import { postImport, roomDocuments } from './import-kit';
-import { lineOf } from './ir-kit';
+import { lineOf, lineShown, visibleLines } from './ir-kit';
 
 /** The real JAX captures the module diff is tested on: naive attention, and an online softmax over key blocks. */
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/diff/${name}/hlo-opt.txt`, import.meta.url), 'utf8');
@@ -27,25 +27,6 @@ const errors: string[] = [];
 
 function pane(page: Page, side: 'A' | 'B'): Locator {
   return page.getByRole('region', { name: new RegExp(`^Diff pane ${side}: `) });
-}
-
-/** The 1-based numbers of the first and last line wholly inside the pane's scroller. */
-function visibleLines(p: Locator): Promise<{ first: number; last: number }> {
-  return p.locator('.cm-scroller').evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    const nums = [...el.querySelectorAll('.cm-lineNumbers .cm-gutterElement')]
-      .filter((g) => {
-        const r = g.getBoundingClientRect();
-        return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom && /^\d+$/.test(g.textContent ?? '');
-      })
-      .map((g) => Number(g.textContent));
-    return { first: Math.min(...nums), last: Math.max(...nums) };
-  });
-}
-
-async function inView(p: Locator, line: number): Promise<boolean> {
-  const v = await visibleLines(p);
-  return line >= v.first && line <= v.last;
 }
 
 /** Imports one dump folder holding `text` as `jit_attention`'s optimized HLO: each import is a module group of its own. */
@@ -111,15 +92,15 @@ describe('the diff view', () => {
     expect(line154).toBe(154);
     const [a, b] = [pane(ada.page, 'A'), pane(ada.page, 'B')];
     const bBefore = await visibleLines(b);
-    expect(await inView(a, line154)).toBe(false);
+    expect(await lineShown(a, line154)).toBe(false);
     await ada.page.getByRole('region', { name: 'Diff view', exact: true }).getByRole('list', { name: 'Changes' }).getByRole('button', { name: /spill disappeared\s*dot_general\.2 f32\[8192,8192\]/ }).click();
-    await expect.poll(() => inView(a, line154), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => lineShown(a, line154), { timeout: 10_000 }).toBe(true);
     // B goes to the entry computation the score dot sat in (it has no counterpart of its own).
     await expect.poll(async () => (await visibleLines(b)).first, { timeout: 10_000 }).not.toBe(bBefore.first);
     expect(await a.locator('.cm-line[data-diff="removed"]', { hasText: 'dot_general.2 = f32[8192,8192]' }).count()).toBe(1);
     // The follower's panes follow the presenter's scroll.
     const boA = pane(bo.page, 'A');
-    await expect.poll(() => inView(boA, line154), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => lineShown(boA, line154), { timeout: 15_000 }).toBe(true);
     await ada.page.screenshot({ path: join(tmpdir(), 'diff-view-presenter.png') });
     await bo.page.screenshot({ path: join(tmpdir(), 'diff-view-follower.png') });
   });
@@ -131,12 +112,12 @@ describe('the diff view', () => {
     expect(pair.b.line - pair.a.line).toBeGreaterThan(100);
     await a.locator('.cm-scroller').evaluate((el) => (el.scrollTop = 0));
     await b.locator('.cm-scroller').evaluate((el) => (el.scrollTop = 0));
-    await expect.poll(() => inView(b, pair.b.line)).toBe(false);
+    await expect.poll(() => lineShown(b, pair.b.line)).toBe(false);
     const lineA = a.locator('.cm-line').filter({ hasText: new RegExp(`%${pair.a.name.replace(/\./g, '\\.')} = `) });
     await lineA.scrollIntoViewIfNeeded();
     await lineA.click();
     await ada.page.mouse.move(0, 0);
-    await expect.poll(() => inView(b, pair.b.line), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => lineShown(b, pair.b.line), { timeout: 10_000 }).toBe(true);
     const lit = b.locator('.cm-line.cm-ir-linked');
     await expect.poll(() => lit.count(), { timeout: 10_000 }).toBe(1);
     expect(await lit.textContent()).toContain(`%${pair.b.name} = `);

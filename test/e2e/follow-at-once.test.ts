@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import type { Page } from 'playwright-core';
+import type { Person } from '../helpers/browser';
+import { openDumpRoom, selectLine, type DumpRoom } from '../helpers/dump-room';
+import { addTrace } from '../helpers/server';
 import { ATTENTION_TRACE_GZ as TRACE_GZ } from '../helpers/attention-capture';
-import { fixture, lineOf, openDocument } from './ir-kit';
+import { fixture, lineOf, openDocument, visibleLines } from './ir-kit';
 
 const JAXPR = fixture('attention', 'jaxpr.txt');
 const SHLO = fixture('attention', 'stablehlo-debug.mlir');
@@ -12,29 +13,16 @@ const HLO = fixture('attention', 'hlo-opt.txt');
 const HLO_TEXT = 'ROOT %convert.59 = bf16[8192,8192]';
 const HLO_LINE = lineOf(HLO, HLO_TEXT);
 
-let server: TestServer;
-let browser: Browser;
-let room: CreatedRoom;
+let lab: DumpRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
 
+/** Where the single editor is drawn (outside split view). */
+const editorArea = (page: Page) => page.locator('.editor-area');
+
 /** The title on the editor's tab: the document a person has open (outside split view). */
 const openTitle = (page: Page) => page.locator('.tabs .tab').textContent();
-
-/** The 1-based numbers of the first and last lines wholly inside the (single) editor's scroller. */
-function visibleLines(page: Page): Promise<{ first: number; last: number }> {
-  return page.locator('.editor-area .cm-scroller').first().evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    const nums = [...el.querySelectorAll('.cm-lineNumbers .cm-gutterElement')]
-      .filter((g) => {
-        const r = g.getBoundingClientRect();
-        return r.height > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && /^\d+$/.test(g.textContent ?? '');
-      })
-      .map((g) => Number(g.textContent));
-    return nums.length ? { first: Math.min(...nums), last: Math.max(...nums) } : { first: 0, last: 0 };
-  });
-}
 
 /** The line numbers the editor's drawn selection covers (from its selection layer and the line gutter). */
 function selectedLines(page: Page): Promise<number[]> {
@@ -64,25 +52,20 @@ async function scrollToLine(page: Page, line: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'Follow at once');
-  await addDocument(server, room.id, room.tokens.owner, 'attn.jaxpr', JAXPR);
-  await addDocument(server, room.id, room.tokens.owner, 'attn.stablehlo', SHLO);
-  await addDocument(server, room.id, room.tokens.owner, 'attn.hlo-opt', HLO);
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/documents?title=attn.trace.json.gz`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/gzip' },
-    body: new Uint8Array(TRACE_GZ),
-  });
-  expect(res.status).toBe(201);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors, { viewport: { width: 1440, height: 900 } });
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors, { viewport: { width: 1440, height: 900 } });
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+  lab = await openDumpRoom({
+    roomTitle: 'Follow at once',
+    dumpTitle: 'attn.jaxpr',
+    dump: JAXPR,
+    more: [['attn.stablehlo', SHLO], ['attn.hlo-opt', HLO]],
+    fill: (server, room) => addTrace(server, room.id, room.tokens.owner, 'attn.trace.json.gz', TRACE_GZ),
+    viewport: { width: 1440, height: 900 },
+    lineText: 'lambda',
+  }, errors);
+  ({ ada, bo } = lab);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await lab?.close();
 });
 
 describe('Follow takes a student to the presenter at once', () => {
@@ -90,17 +73,15 @@ describe('Follow takes a student to the presenter at once', () => {
     await openDocument(ada.page, 'attn.hlo-opt', 'HloModule');
     // Ada brings the convert's line near the top and selects it, all before presenting.
     await scrollToLine(ada.page, HLO_LINE - 3);
-    await ada.page.locator('.cm-line', { hasText: HLO_TEXT }).first().click();
-    await ada.page.keyboard.press('Home');
-    await ada.page.keyboard.press('Shift+End');
-    await expect.poll(async () => (await visibleLines(ada.page)).first).toBeGreaterThanOrEqual(HLO_LINE - 4);
+    await selectLine(ada.page, HLO_TEXT);
+    await expect.poll(async () => (await visibleLines(editorArea(ada.page), 1)).first).toBeGreaterThanOrEqual(HLO_LINE - 4);
     expect(await openTitle(bo.page)).toBe('attn.jaxpr');
 
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
     await bo.page.getByText('Following Ada').waitFor();
     // Ada neither scrolls nor selects again: Bo is taken there all the same.
     await expect.poll(() => openTitle(bo.page)).toBe('attn.hlo-opt');
-    await expect.poll(async () => Math.abs((await visibleLines(bo.page)).first - (await visibleLines(ada.page)).first)).toBeLessThanOrEqual(1);
+    await expect.poll(async () => Math.abs((await visibleLines(editorArea(bo.page), 1)).first - (await visibleLines(editorArea(ada.page), 1)).first)).toBeLessThanOrEqual(1);
     await expect.poll(() => selectedLines(bo.page)).toEqual([HLO_LINE]);
   });
 
@@ -113,14 +94,14 @@ describe('Follow takes a student to the presenter at once', () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bo.page.getByText('Following Ada').waitFor();
     await expect.poll(() => openTitle(bo.page)).toBe('attn.hlo-opt');
-    await expect.poll(async () => Math.abs((await visibleLines(bo.page)).first - (await visibleLines(ada.page)).first)).toBeLessThanOrEqual(1);
+    await expect.poll(async () => Math.abs((await visibleLines(editorArea(bo.page), 1)).first - (await visibleLines(editorArea(ada.page), 1)).first)).toBeLessThanOrEqual(1);
     await expect.poll(() => selectedLines(bo.page)).toEqual([HLO_LINE]);
   });
 
   it('follows the presenter switching document, to one without a line (the scratchpad) and back to a dump', async () => {
     await openDocument(ada.page, 'attn.stablehlo', 'module @jit_attention');
     await expect.poll(() => openTitle(bo.page)).toBe('attn.stablehlo');
-    await expect.poll(async () => (await visibleLines(bo.page)).first).toBe(1);
+    await expect.poll(async () => (await visibleLines(editorArea(bo.page), 1)).first).toBe(1);
     await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /Scratchpad/ }).click();
     await expect.poll(() => openTitle(bo.page)).toBe('Scratchpad');
     await openDocument(ada.page, 'attn.jaxpr', 'lambda');

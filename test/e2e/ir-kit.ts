@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** A real-JAX fixture dump, e.g. `fixture('mlp', 'jaxpr.txt')`. */
 export function fixture(program: string, file: string): string {
@@ -10,6 +10,36 @@ export function fixture(program: string, file: string): string {
 export async function openDocument(page: Page, title: string, lineText: string): Promise<void> {
   await page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: new RegExp(title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).click();
   await page.locator('.cm-line', { hasText: lineText }).first().waitFor();
+}
+
+/** A pane of split view, by its document's title. */
+export function splitPane(page: Page, title: string): Locator {
+  return page.getByRole('region', { name: `Pane: ${title}` });
+}
+
+/**
+ * The 1-based numbers of the first and last lines wholly inside the first editor's scroller within
+ * `area` (a pane, the editor area), read from the line-number gutter; `slack` pixels either way are
+ * allowed (none by default). When no line is drawn there, `first` is Infinity and `last` -Infinity,
+ * so that no line counts as shown (a pane still drawing is not yet anywhere).
+ */
+export function visibleLines(area: Locator, slack = 0): Promise<{ first: number; last: number }> {
+  return area.locator('.cm-scroller').first().evaluate((el, px) => {
+    const box = el.getBoundingClientRect();
+    const nums = [...el.querySelectorAll('.cm-lineNumbers .cm-gutterElement')]
+      .filter((g) => {
+        const r = g.getBoundingClientRect();
+        return r.height > 0 && r.top >= box.top - px && r.bottom <= box.bottom + px && /^\d+$/.test(g.textContent ?? '');
+      })
+      .map((g) => Number(g.textContent));
+    return { first: Math.min(...nums), last: Math.max(...nums) };
+  }, slack);
+}
+
+/** Whether 1-based `line` is wholly inside the first editor's scroller within `area` (see {@link visibleLines}). */
+export async function lineShown(area: Locator, line: number): Promise<boolean> {
+  const v = await visibleLines(area);
+  return line >= v.first && line <= v.last;
 }
 
 /** The 1-based line of the first occurrence of `needle` in `text`. */

@@ -1,44 +1,24 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture, lineOf, openDocument } from './ir-kit';
+import type { Locator } from 'playwright-core';
+import type { Person } from '../helpers/browser';
+import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+import { fixture, lineOf, openDocument, splitPane, visibleLines } from './ir-kit';
 
 const JAXPR = fixture('attention', 'jaxpr.txt');
 const SHLO = fixture('attention', 'stablehlo-debug.mlir');
 const HLO = fixture('attention', 'hlo-opt.txt');
 const VIEWPORT = { width: 1440, height: 900 };
 
-let server: TestServer;
-let browser: Browser;
-let room: CreatedRoom;
+let lab: DumpRoom;
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
 
-function pane(page: Page, title: string): Locator {
-  return page.getByRole('region', { name: `Pane: ${title}` });
-}
-
 /** The pane's scroller's offset from the top. */
 function scrollTop(p: Locator): Promise<number> {
   return p.locator('.cm-scroller').evaluate((el) => el.scrollTop);
-}
-
-/** The 1-based number of the first line of the pane wholly inside its scroller, and of the last. */
-function visibleLines(p: Locator): Promise<{ first: number; last: number }> {
-  return p.locator('.cm-scroller').evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    const nums = [...el.querySelectorAll('.cm-lineNumbers .cm-gutterElement')]
-      .filter((g) => {
-        const r = g.getBoundingClientRect();
-        return r.height > 0 && r.top >= box.top && r.bottom <= box.bottom && /^\d+$/.test(g.textContent ?? '');
-      })
-      .map((g) => Number(g.textContent));
-    return { first: Math.min(...nums), last: Math.max(...nums) };
-  });
 }
 
 /** The line numbers of the pane's lit counterpart lines. */
@@ -54,28 +34,26 @@ function linkedLines(p: Locator): Promise<number[]> {
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'Attention at three layers');
-  await addDocument(server, room.id, room.tokens.owner, 'attn.jaxpr', JAXPR);
-  await addDocument(server, room.id, room.tokens.owner, 'attn.stablehlo', SHLO);
-  await addDocument(server, room.id, room.tokens.owner, 'attn.hlo-opt', HLO);
-  await addDocument(server, room.id, room.tokens.owner, 'notes.txt', 'a loose note\n');
-  await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', fixture('mlp', 'jaxpr.txt'));
-  ada = await openAs(browser, room.links.owner, 'Ada', errors, { viewport: VIEWPORT });
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors, { viewport: VIEWPORT });
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+  lab = await openDumpRoom({
+    roomTitle: 'Attention at three layers',
+    dumpTitle: 'attn.jaxpr',
+    dump: JAXPR,
+    more: [['attn.stablehlo', SHLO], ['attn.hlo-opt', HLO], ['notes.txt', 'a loose note\n'], ['mlp.jaxpr', fixture('mlp', 'jaxpr.txt')]],
+    viewport: VIEWPORT,
+    lineText: 'lambda',
+  }, errors);
+  ({ ada, bo } = lab);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await lab?.close();
 });
 
 describe('split view follows the link', () => {
   it('three panes are readable at 1,440 × 900: none overflows sideways, and each shows most of a line', async () => {
     await openDocument(ada.page, 'attn.jaxpr', 'lambda');
     await ada.page.getByRole('button', { name: 'Split view' }).click();
-    const panes = [pane(ada.page, 'attn.jaxpr'), pane(ada.page, 'attn.stablehlo'), pane(ada.page, 'attn.hlo-opt')];
+    const panes = [splitPane(ada.page, 'attn.jaxpr'), splitPane(ada.page, 'attn.stablehlo'), splitPane(ada.page, 'attn.hlo-opt')];
     for (const p of panes) await p.locator('.cm-line').first().waitFor();
     const widths = await Promise.all(panes.map((p) => p.evaluate((el) => el.getBoundingClientRect().width)));
     for (const w of widths) expect(w).toBeGreaterThan(300);
@@ -105,8 +83,8 @@ describe('split view follows the link', () => {
   });
 
   it('hovering a jaxpr line whose HLO counterpart is off-screen scrolls the HLO pane to it, and leaves the jaxpr pane where it is', async () => {
-    const j = pane(ada.page, 'attn.jaxpr');
-    const h = pane(ada.page, 'attn.hlo-opt');
+    const j = splitPane(ada.page, 'attn.jaxpr');
+    const h = splitPane(ada.page, 'attn.hlo-opt');
     // The final dot: its counterparts in the optimized HLO lie in the entry computation, at the bottom.
     const hloLast = await visibleLines(h);
     expect(await scrollTop(h)).toBe(0);
@@ -125,9 +103,9 @@ describe('split view follows the link', () => {
   });
 
   it('does not move a pane whose counterpart is already in view', async () => {
-    const j = pane(ada.page, 'attn.jaxpr');
-    const s = pane(ada.page, 'attn.stablehlo');
-    const h = pane(ada.page, 'attn.hlo-opt');
+    const j = splitPane(ada.page, 'attn.jaxpr');
+    const s = splitPane(ada.page, 'attn.stablehlo');
+    const h = splitPane(ada.page, 'attn.hlo-opt');
     const before = await scrollTop(s);
     const shown = await visibleLines(s);
     const expLine = lineOf(SHLO, 'stablehlo.exponential');
@@ -145,8 +123,10 @@ describe('split view follows the link', () => {
   });
 
   it('selecting a line scrolls the other panes at once', async () => {
-    const j = pane(ada.page, 'attn.jaxpr');
-    const h = pane(ada.page, 'attn.hlo-opt');
+    const j = splitPane(ada.page, 'attn.jaxpr');
+    const h = splitPane(ada.page, 'attn.hlo-opt');
+    // The pointer leaves the line it rested on, so that no hover still settling scrolls the HLO pane after it is put back at the top.
+    await ada.page.mouse.move(0, 0);
     await h.locator('.cm-scroller').evaluate((el) => (el.scrollTop = 0));
     await expect.poll(() => scrollTop(h)).toBe(0);
     await j.locator('.cm-line', { hasText: 'q:bf16[8192,128] = dot_general[' }).click();
@@ -155,7 +135,7 @@ describe('split view follows the link', () => {
   });
 
   it('annotates a selection in a pane with the same toolbar as the single editor', async () => {
-    const s = pane(ada.page, 'attn.stablehlo');
+    const s = splitPane(ada.page, 'attn.stablehlo');
     const line = s.locator('.cm-line', { hasText: 'stablehlo.exponential' }).first();
     await line.click({ clickCount: 3 });
     const bubble = ada.page.getByRole('toolbar', { name: 'Annotate' });
@@ -176,15 +156,15 @@ describe('split view follows the link', () => {
     await ada.page.getByRole('button', { name: 'Present', exact: true }).click();
     await bo.page.getByRole('button', { name: 'Stop following' }).waitFor();
     // Split view was open before presenting began: the follower gets its panes before anything scrolls.
-    await pane(bo.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor({ timeout: 15_000 });
-    const h = pane(ada.page, 'attn.hlo-opt');
+    await splitPane(bo.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor({ timeout: 15_000 });
+    const h = splitPane(ada.page, 'attn.hlo-opt');
     await h.locator('.cm-scroller').hover();
     await ada.page.mouse.wheel(0, 1200);
     await expect.poll(() => scrollTop(h)).toBeGreaterThan(0);
-    const boH = pane(bo.page, 'attn.hlo-opt');
+    const boH = splitPane(bo.page, 'attn.hlo-opt');
     await boH.locator('.cm-line').first().waitFor({ timeout: 15_000 });
-    await pane(bo.page, 'attn.jaxpr').waitFor();
-    await pane(bo.page, 'attn.stablehlo').waitFor();
+    await splitPane(bo.page, 'attn.jaxpr').waitFor();
+    await splitPane(bo.page, 'attn.stablehlo').waitFor();
     const adaTop = await visibleLines(h);
     await expect.poll(async () => (await visibleLines(boH)).first, { timeout: 15_000 }).toBeGreaterThanOrEqual(adaTop.first - 1);
     expect((await visibleLines(boH)).first).toBeLessThanOrEqual(adaTop.first + 1);
@@ -196,10 +176,10 @@ describe('split view follows the link', () => {
 
   it('clicking a document in the list while split view is open shows it', async () => {
     await ada.page.getByRole('button', { name: 'Split view' }).click();
-    await pane(ada.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor();
+    await splitPane(ada.page, 'attn.hlo-opt').locator('.cm-line').first().waitFor();
     // Another jaxpr takes the jaxpr pane; the other panes stay.
     await ada.page.getByRole('list', { name: 'Documents' }).getByRole('button', { name: /mlp\.jaxpr/ }).click();
-    await pane(ada.page, 'mlp.jaxpr').locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+    await splitPane(ada.page, 'mlp.jaxpr').locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
     expect(await ada.page.locator('.split-view .pane').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual(['Pane: mlp.jaxpr', 'Pane: attn.stablehlo', 'Pane: attn.hlo-opt']);
     // A document of no pane's kind: split view gives way to it.
     await openDocument(ada.page, 'notes.txt', 'a loose note');

@@ -1,47 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
 import { analyze } from '@seam/shared/ir';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture, openDocument } from './ir-kit';
+import { openAs, type Person } from '../helpers/browser';
+import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
+import { addDocument, createRoom } from '../helpers/server';
+import { fixture, openDocument, splitPane } from './ir-kit';
 
 const JAXPR = fixture('mlp', 'jaxpr.txt');
 const SHLO = fixture('mlp', 'stablehlo-debug.mlir');
 const HLO = fixture('mlp', 'hlo-opt.txt');
 
-let server: TestServer;
-let browser: Browser;
-let room: CreatedRoom;
+let lab: DumpRoom;
+let server: DumpRoom['server'];
+let browser: DumpRoom['browser'];
 let ada: Person;
 let bo: Person;
 const errors: string[] = [];
 
-function pane(page: Page, title: string): Locator {
-  return page.getByRole('region', { name: `Pane: ${title}` });
-}
-
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  room = await createRoom(server, 'MLP at three layers');
-  await addDocument(server, room.id, room.tokens.owner, 'mlp.jaxpr', JAXPR);
-  await addDocument(server, room.id, room.tokens.owner, 'mlp.stablehlo', SHLO);
-  await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', HLO);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-  bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-  for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
+  lab = await openDumpRoom({ roomTitle: 'MLP at three layers', dumpTitle: 'mlp.jaxpr', dump: JAXPR, more: [['mlp.stablehlo', SHLO], ['mlp.hlo-opt', HLO]], lineText: 'lambda' }, errors);
+  ({ server, browser, ada, bo } = lab);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await lab?.close();
 });
 
 describe('the MLP at three layers, side by side', () => {
   it('hovering the jaxpr dot_general lights up the StableHLO dot_general and the HLO that holds it', async () => {
     await ada.page.getByRole('button', { name: 'Split view' }).click();
-    const j = pane(ada.page, 'mlp.jaxpr');
-    const s = pane(ada.page, 'mlp.stablehlo');
-    const h = pane(ada.page, 'mlp.hlo-opt');
+    const j = splitPane(ada.page, 'mlp.jaxpr');
+    const s = splitPane(ada.page, 'mlp.stablehlo');
+    const h = splitPane(ada.page, 'mlp.hlo-opt');
     for (const p of [j, s, h]) await p.locator('.cm-line').first().waitFor();
     await j.locator('.cm-line', { hasText: '= dot_general[' }).hover();
 
@@ -63,7 +52,7 @@ describe('the MLP at three layers, side by side', () => {
   it('shows the presenter\'s hovered line to a follower', async () => {
     await ada.page.getByRole('button', { name: 'Present' }).click();
     await openDocument(bo.page, 'mlp.jaxpr', 'lambda');
-    await pane(ada.page, 'mlp.stablehlo').locator('.cm-line', { hasText: 'stablehlo.dot_general' }).hover();
+    await splitPane(ada.page, 'mlp.stablehlo').locator('.cm-line', { hasText: 'stablehlo.dot_general' }).hover();
     const remote = bo.page.locator('.cm-line.cm-ir-linked-remote');
     await expect.poll(() => remote.count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect((await remote.allTextContents()).join('\n')).toContain('= dot_general[');

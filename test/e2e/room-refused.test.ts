@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { MessageType } from '@seam/shared/protocol';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { annotateLine, saveStatus } from '../helpers/dump-room';
+import { createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
 
 const DUMP = ['HloModule refused_case', '', 'ENTRY %main (p: f32[1024]) -> f32[1024] {', '  %p = f32[1024]{0} parameter(0)', '  ROOT %neg = f32[1024]{0} negate(%p)', '}'].join('\n');
 
@@ -16,10 +17,6 @@ const errors: string[] = [];
 let holding = false;
 const held: { data: string | Buffer; deliver: () => void }[] = [];
 
-function saveStatus(page: Page) {
-  return page.getByRole('status', { name: 'Save status' });
-}
-
 /** The refusal banner's list of what the reload cost. */
 function notSaved(page: Page) {
   return page.getByRole('alert').getByRole('list', { name: 'Not saved' });
@@ -30,18 +27,8 @@ function heldRefusals(): number {
   return held.filter((f) => typeof f.data !== 'string' && f.data[0] === MessageType.refused).length;
 }
 
-async function annotateLine(page: Page, text: string, comment: string): Promise<void> {
-  await page.locator('.cm-line', { hasText: text }).click();
-  await page.keyboard.press('Home');
-  await page.keyboard.press('Shift+End');
-  await page.getByRole('button', { name: 'Note', exact: true }).click();
-  await page.getByRole('textbox', { name: 'Comment' }).fill(comment);
-  await page.keyboard.press('Enter');
-}
-
 async function restBodies(): Promise<string[]> {
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/annotations`, { headers: { authorization: `Bearer ${room.tokens.owner}` } });
-  return ((await res.json()) as { annotations: { body: string }[] }).annotations.map((a) => a.body);
+  return (await listAnnotations(server, room.id, room.tokens.owner)).map((a) => a.body);
 }
 
 /** Every update y-indexeddb keeps for the room in Bo's browser, decoded as UTF-8 (Yjs stores strings as UTF-8). */
@@ -107,7 +94,7 @@ describe('a refused change', () => {
     await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
 
     // Bo has not seen the lock: the annotate controls are still there, and the write goes out.
-    await annotateLine(bo.page, 'negate', 'written into the lock');
+    await annotateLine(bo.page, 'negate', 'Note', 'written into the lock');
     await bo.page.getByRole('region', { name: 'Annotations' }).getByText('written into the lock').waitFor();
     await expect.poll(() => held.some((f) => typeof f.data !== 'string' && f.data[0] === MessageType.refused)).toBe(true);
     holding = false;
@@ -130,7 +117,7 @@ describe('a refused change', () => {
 
     await ada.page.getByRole('button', { name: 'Unlock room' }).click();
     await expect.poll(() => bo.page.getByText('The room is locked: only the owner can write.').count()).toBe(0);
-    await annotateLine(bo.page, 'negate', 'after the unlock');
+    await annotateLine(bo.page, 'negate', 'Note', 'after the unlock');
     await ada.page.getByRole('region', { name: 'Annotations' }).getByText('after the unlock').waitFor();
     await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
     expect(await restBodies()).toEqual(['after the unlock']);
@@ -143,13 +130,13 @@ describe('a refused change', () => {
     holding = true;
     await ada.page.getByRole('button', { name: 'Lock room' }).click();
     await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
-    await annotateLine(bo.page, 'parameter', 'second write into the lock');
+    await annotateLine(bo.page, 'parameter', 'Note', 'second write into the lock');
     await expect.poll(heldRefusals).toBe(1);
     // Ada unlocks before Bo hears of either; Bo's next note would be allowed, but it follows the
     // refused one on the same replica, so the server refuses it as a gap.
     await ada.page.getByRole('button', { name: 'Unlock room' }).click();
     await expect.poll(() => saveStatus(ada.page).textContent()).toContain('saved');
-    await annotateLine(bo.page, 'negate', 'allowed, but after the refused one');
+    await annotateLine(bo.page, 'negate', 'Note', 'allowed, but after the refused one');
     await expect.poll(heldRefusals).toBe(2);
     holding = false;
     for (const f of held.splice(0)) f.deliver();

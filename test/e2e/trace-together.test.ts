@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
+import { addDocument, addTrace, createRoom, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
 import { ATTENTION_HLO as HLO, ATTENTION_TRACE_GZ as TRACE_GZ } from '../helpers/attention-capture';
 
 let server: TestServer;
@@ -21,10 +21,7 @@ beforeAll(async () => {
   [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
   room = await createRoom(server, 'Attention together');
   await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', HLO);
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/documents?title=attention.trace.json.gz`, {
-    method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/gzip' }, body: new Uint8Array(TRACE_GZ),
-  });
-  expect(res.status).toBe(201);
+  await addTrace(server, room.id, room.tokens.owner, 'attention.trace.json.gz', TRACE_GZ);
   [ada, bo] = await Promise.all([openAs(browser, room.links.owner, 'Ada', errors), openAs(browser, room.links.annotator, 'Bo', errors)]);
 });
 

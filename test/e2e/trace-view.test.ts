@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { OpAggregate } from '@seam/shared/trace';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
+import { addDocument, addTrace, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
 import { ATTENTION_HLO as HLO, ATTENTION_TRACE_GZ as TRACE_GZ } from '../helpers/attention-capture';
 
 let server: TestServer;
@@ -46,11 +46,7 @@ beforeAll(async () => {
   [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
   room = await createRoom(server, 'Attention trace');
   await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', HLO);
-  const res = await fetch(`${server.url}/api/rooms/${room.id}/documents?title=attention.trace.json.gz`, {
-    method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/gzip' }, body: new Uint8Array(TRACE_GZ),
-  });
-  expect(res.status).toBe(201);
-  traceId = ((await res.json()) as { id: string }).id;
+  traceId = await addTrace(server, room.id, room.tokens.owner, 'attention.trace.json.gz', TRACE_GZ);
   ops = (await (await api('ops')).json()) as OpAggregate[];
   ada = await openAs(browser, room.links.owner, 'Ada', errors);
 });

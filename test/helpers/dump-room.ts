@@ -22,12 +22,18 @@ export interface DumpRoomSpec {
   readonly lineText: string;
   /** The owner's display name; `Ada` by default. */
   readonly adaName?: string;
+  /** Documents uploaded after the dump, in order, as `[title, text]`; none by default. */
+  readonly more?: readonly (readonly [title: string, text: string])[];
+  /** What else the room holds, added after the documents (a trace, say); nothing by default. */
+  readonly fill?: (server: TestServer, room: CreatedRoom) => Promise<unknown>;
+  /** Both browser windows' size; {@link openAs}'s by default. */
+  readonly viewport?: { readonly width: number; readonly height: number };
 }
 
 /**
- * Starts a web server and Chromium, creates the room, uploads the dump over the API, and opens it
- * as Ada (owner link) and Bo (annotator link), collecting page errors on `errors`. On failure
- * whatever was started is closed again.
+ * Starts a web server and Chromium, creates the room, uploads the dump (and `more`) over the API,
+ * and opens it as Ada (owner link) and Bo (annotator link), collecting page errors on `errors`. On
+ * failure whatever was started is closed again.
  */
 export async function openDumpRoom(spec: DumpRoomSpec, errors: string[]): Promise<DumpRoom> {
   const [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
@@ -37,10 +43,12 @@ export async function openDumpRoom(spec: DumpRoomSpec, errors: string[]): Promis
   };
   try {
     const room = await createRoom(server, spec.roomTitle);
-    await addDocument(server, room.id, room.tokens.owner, spec.dumpTitle, spec.dump);
-    const ada = await openAs(browser, room.links.owner, spec.adaName ?? 'Ada', errors);
-    const bo = await openAs(browser, room.links.annotator, 'Bo', errors);
-    for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: spec.lineText }).waitFor();
+    for (const [title, text] of [[spec.dumpTitle, spec.dump] as const, ...(spec.more ?? [])]) await addDocument(server, room.id, room.tokens.owner, title, text);
+    await spec.fill?.(server, room);
+    const options = spec.viewport ? { viewport: spec.viewport } : {};
+    const ada = await openAs(browser, room.links.owner, spec.adaName ?? 'Ada', errors, options);
+    const bo = await openAs(browser, room.links.annotator, 'Bo', errors, options);
+    for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: spec.lineText }).first().waitFor();
     return { server, browser, room, ada, bo, close };
   } catch (e) {
     await close();

@@ -116,6 +116,17 @@ export async function addDocument(server: Pick<TestServer, 'url'>, roomId: strin
   return ((await res.json()) as { id: string }).id;
 }
 
+/** Uploads a profiler trace (`bytes` of `type`, gzipped JSON by default) as `title` with `token`; its id. Throws unless the server answers 201. */
+export async function addTrace(server: Pick<TestServer, 'url'>, roomId: string, token: string, title: string, bytes: Uint8Array, type = 'application/gzip'): Promise<string> {
+  const res = await fetch(`${server.url}/api/rooms/${roomId}/documents?title=${encodeURIComponent(title)}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': type },
+    body: new Uint8Array(bytes),
+  });
+  if (res.status !== 201) throw new Error(`POST …/documents answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
 /** The room's annotations as `GET /api/rooms/:id/annotations` lists them for `token`. */
 export async function listAnnotations(server: Pick<TestServer, 'url'>, roomId: string, token: string): Promise<Annotation[]> {
   const res = await fetch(`${server.url}/api/rooms/${roomId}/annotations`, { headers: { authorization: `Bearer ${token}` } });
