@@ -17,6 +17,7 @@ import { opsRoutes } from './routes/ops';
 import { roomRoutes } from './routes/rooms';
 import { webRoutes } from './routes/web';
 import { drillRoutes } from './teaching/drill-routes';
+import type { DrillSignal } from './teaching/drill-signal';
 import { labRoutes } from './teaching/lab/lab-routes';
 import { historyRoutes } from './teaching/replay/history-routes';
 import { traceRoutes } from './trace/routes';
@@ -62,6 +63,8 @@ export interface AppDeps {
   readonly directory?: RoomDirectory;
   /** Scaled mode: the shared store and the room bus this instance uses; absent in embedded mode. */
   readonly scaled?: { readonly shared: SharedStore; readonly bus: RoomBus };
+  /** Scaled mode: how drill answers reach the owner's event stream on every instance; absent, this process's streams only. */
+  readonly drillSignal?: DrillSignal;
   /** What `/healthz` reports besides `ok` (scaled mode: whether PostgreSQL and Redis answer). */
   readonly health?: () => Promise<Record<string, unknown>>;
 }

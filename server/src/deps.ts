@@ -5,24 +5,25 @@ import type { Config, ScaledConfig } from './config';
 import { Metrics } from './metrics';
 import { openStore, type Store } from './store';
 import { openPostgresStore } from './store/postgres';
-import type { RoomLog } from './store/shared-store';
+import type { ReplayHistory, RoomLog } from './store/shared-store';
 import { sqliteContent } from './store/sqlite-shared-store';
 import { TextCache } from './store/text-cache';
 import { LocalBusHub, LocalRoomBus } from './sync/bus/local-bus';
 import { RedisRoomBus } from './sync/bus/redis-bus';
 import type { RoomBus } from './sync/bus/room-bus';
 import { Rooms } from './sync/rooms';
+import { RedisDrillSignal } from './teaching/drill-signal';
 import { TraceReducers } from './trace/reducers';
 
 /** How long `/healthz` waits for PostgreSQL or Redis before it reports them down (ms). */
 const PROBE_MS = 1000;
 
 /** What the app and the sync socket share, over `store` and, in scaled mode, the shared room log, dumps and traces, and the bus. */
-function depsOver(config: Config, log: Logger, store: Store, bus: RoomBus, roomLog?: RoomLog, content: ContentStores = sqliteContent(store)): AppDeps {
+function depsOver(config: Config, log: Logger, store: Store, bus: RoomBus, roomLog?: RoomLog, content: ContentStores = sqliteContent(store), history?: ReplayHistory): AppDeps {
   const metrics = new Metrics();
   const rooms = new Rooms({
     store, metrics, log, limits: config.limits, idleUnloadSeconds: config.idleUnloadSeconds,
-    compactCount: config.compactCount, compactBytes: config.compactBytes, bus, ...(roomLog ? { roomLog } : {}),
+    compactCount: config.compactCount, compactBytes: config.compactBytes, bus, ...(roomLog ? { roomLog } : {}), ...(history ? { history } : {}),
   });
   return { config, store, rooms, metrics, texts: new TextCache(content.documents), content, log, analyzer: new Analyzer(log, config.limits), traceReducers: new TraceReducers(log, config.limits) };
 }
@@ -57,12 +58,20 @@ async function openScaledDeps(config: Config, scaled: ScaledConfig, log: Logger)
     await shared.close();
     throw err;
   }
-  const deps = depsOver(config, log, openStore(config.dataDir, config.syncMode), bus, shared.roomLog, { documents: shared.documents, traces: shared.traces });
+  let drillSignal: RedisDrillSignal;
+  try {
+    drillSignal = await RedisDrillSignal.connect(scaled.redisUrl, (err) => log.warn({ err: err.message }, 'drill signal'));
+  } catch (err) {
+    await bus.close();
+    await shared.close();
+    throw err;
+  }
+  const deps = depsOver(config, log, openStore(config.dataDir, config.syncMode), bus, shared.roomLog, { documents: shared.documents, traces: shared.traces }, shared.history);
   const health = async () => {
     const [postgres, redis] = await Promise.all([answers(() => shared.rooms.get('healthz')), answers(() => bus.ping())]);
     return { ok: postgres && redis, postgres: postgres ? 'up' : 'down', redis: redis ? 'up' : 'down' };
   };
-  return { ...deps, directory: shared.rooms, scaled: { shared, bus }, health };
+  return { ...deps, directory: shared.rooms, scaled: { shared, bus }, drillSignal, health };
 }
 
 /** The deps of `config`'s mode: scaled when it names PostgreSQL and Redis, embedded otherwise. */

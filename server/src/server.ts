@@ -64,6 +64,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         // Scaled mode: commits and compactions still in flight answer before the store closes.
         await rooms.settled();
         await deps.scaled?.bus.close();
+        await deps.drillSignal?.close();
         await deps.scaled?.shared.close();
         store.close();
       })();

@@ -61,6 +61,14 @@ export function sqliteContent(store: Store): Pick<SharedStore, 'documents' | 'tr
 }
 
 /**
+ * The embedded store's replay history and drills behind the shared store's interfaces (each call
+ * answered at once): what the teaching routes read and write through in embedded mode.
+ */
+export function sqliteTeaching(store: Store): Pick<SharedStore, 'history' | 'drills'> {
+  return { history: asyncOf(store.updates.history, 'history', HISTORY_METHODS), drills: asyncOf(new DrillStore(store.db), 'drills', DRILL_METHODS) };
+}
+
+/**
  * Today's embedded SQLite classes behind the shared store's interface, unchanged (each call runs
  * synchronously on the event loop, as they always have; the promise is only the interface).
  * `closeStore` says whether `close()` closes the SQLite store too (true when this adapter opened it).
@@ -71,9 +79,8 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
     jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
     ...sqliteContent(store),
-    history: asyncOf(store.updates.history, 'history', HISTORY_METHODS),
+    ...sqliteTeaching(store),
     invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),
-    drills: asyncOf(new DrillStore(store.db), 'drills', DRILL_METHODS),
     runnerTokens: asyncOf(new RunnerTokens(store.db, now), 'runnerTokens', RUNNER_TOKEN_METHODS),
     close: async () => {
       if (closeStore) store.close();

@@ -6,7 +6,7 @@ import { CloseCode, encodeAck, encodeAwarenessMessage, encodeRefused, encodeSync
 import type { Limits } from '../config';
 import type { Metrics } from '../metrics';
 import type { UpdatesStore } from '../store';
-import type { RoomLog } from '../store/shared-store';
+import type { ReplayHistory, RoomLog } from '../store/shared-store';
 import type { StoredRoomState } from '../store/updates-store';
 import { RoomHistory } from '../teaching/replay/room-history';
 import { BusKind, type BusFrame } from './bus/frame';
@@ -94,6 +94,8 @@ export interface RoomDeps {
   readonly roomLog?: RoomLog;
   /** Carries committed updates and awareness to the other instances holding the room. */
   readonly bus?: RoomBus;
+  /** Scaled mode: the shared replay history presenter samples go to. Absent: `updates.history`. */
+  readonly history?: ReplayHistory;
 }
 
 function expectEnd(d: decoding.Decoder): void {
@@ -178,7 +180,7 @@ export class Room {
     this.storedBytes = (state.snapshot?.length ?? 0) + state.logBytes;
     this.doc.on('update', this.onUpdate);
     this.awareness.on('update', this.onAwareness);
-    this.history = new RoomHistory({ roomId: id, doc: this.doc, awareness: this.awareness, store: deps.updates.history, limits: deps.limits, log: deps.log });
+    this.history = new RoomHistory({ roomId: id, doc: this.doc, awareness: this.awareness, store: deps.history ?? deps.updates.history, limits: deps.limits, log: deps.log });
     // A room of an older room-document version is migrated once, on load, as one stored server write.
     // The embedded store commits it before the constructor returns (a failure throws here); the
     // shared store's commit is awaited through `ready`.
@@ -214,16 +216,30 @@ export class Room {
 
   /**
    * A message of this room from another instance: a committed update is applied (and so relayed,
-   * never queued nor stored again); awareness is applied and relayed, never stored.
+   * never queued nor stored again); awareness is applied and relayed, never stored; a query is
+   * answered with the awareness states of this instance's sockets. The sender holds the room and
+   * may write it with its server client ID, which from now on no socket may write with.
    */
   fromBus(frame: BusFrame): void {
     if (this.broken || this.destroyed) return;
+    this.writers.reserve(serverClientId(this.id, frame.origin));
     try {
       if (frame.kind === BusKind.update) Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
       else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
+      else if (frame.kind === BusKind.query) this.answerQuery();
     } catch (err) {
       this.deps.log.warn({ err, room: this.id }, 'bus message not applied');
     }
+  }
+
+  /**
+   * Publishes the awareness states of this instance's sockets, for an instance that has just
+   * loaded the room (the states other instances relayed here are theirs to answer). An empty
+   * answer is still sent: it tells the asker this instance's server client ID.
+   */
+  private answerQuery(): void {
+    const own = [...this.awareness.getStates().keys()].filter((id) => this.claims.ownerOf(id) !== undefined);
+    void this.deps.bus?.publish(this.id, BusKind.awareness, awarenessProtocol.encodeAwarenessUpdate(this.awareness, own));
   }
 
   /** A resync: the room's stored state, read again from the log, applied (what is known already changes nothing). Never throws. */

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store';
-import type { RoomLog } from '../store/shared-store';
-import type { BusFrame } from './bus/frame';
+import type { ReplayHistory, RoomLog } from '../store/shared-store';
+import { BusKind, type BusFrame } from './bus/frame';
 import type { RoomBus } from './bus/room-bus';
 import type { Metrics } from '../metrics';
 import type { Limits } from '../config';
-import type { CloseCode } from '@seam/shared/protocol';
+import { CloseCode } from '@seam/shared/protocol';
 import type { Connection } from './connection';
 import { GroupCommit } from './group-commit';
 import { Room, type LoadedRoomState } from './room';
@@ -25,7 +25,12 @@ export interface RoomsOptions {
   readonly roomLog?: RoomLog;
   /** Where rooms' committed updates and awareness travel between instances (`LocalRoomBus` in embedded mode). */
   readonly bus?: RoomBus;
+  /** Scaled mode: the shared replay history presenter samples go to. Absent: the embedded store's. */
+  readonly history?: ReplayHistory;
 }
+
+/** A token hash (SHA-256) is this long. */
+const TOKEN_HASH_BYTES = 32;
 
 /** `Rooms.get` of a room that is not loaded, in scaled mode (where loading cannot be done without waiting). */
 export class RoomNotLoadedError extends Error {
@@ -86,7 +91,11 @@ export class Rooms {
     let held: Room | undefined;
     let resync = false;
     await bus?.join(id, {
-      message: (frame) => (held ? held.fromBus(frame) : early.push(frame)),
+      message: (frame) => {
+        if (frame.kind === BusKind.closeToken) return this.closeTokenHere(id, frame.data);
+        if (held) held.fromBus(frame);
+        else early.push(frame);
+      },
       resync: () => (held ? this.resync(held) : (resync = true)),
     });
     let room: Room;
@@ -101,6 +110,8 @@ export class Rooms {
     }
     for (const frame of early) room.fromBus(frame);
     if (resync) this.resync(room);
+    // The other holders answer with their sockets' presence: a joiner here sees everyone at once.
+    void bus?.publish(id, BusKind.query, new Uint8Array(0));
     return room;
   }
 
@@ -128,10 +139,10 @@ export class Rooms {
 
   /** Builds the room from its loaded state and holds it. */
   private install(id: string, state: LoadedRoomState): Room {
-    const { store, metrics, limits, log, compactCount, compactBytes, roomLog, bus } = this.o;
+    const { store, metrics, limits, log, compactCount, compactBytes, roomLog, bus, history } = this.o;
     const room = new Room(id, {
       updates: store.updates, commits: this.commits, metrics, limits, log, compactCount, compactBytes,
-      ...(roomLog ? { roomLog } : {}), ...(bus ? { bus } : {}),
+      ...(roomLog ? { roomLog } : {}), ...(bus ? { bus } : {}), ...(history ? { history } : {}),
     }, state);
     this.loaded.set(id, room);
     this.o.metrics.loadedRooms.set(this.loaded.size);
@@ -206,8 +217,26 @@ export class Rooms {
     await Promise.allSettled([...this.background]);
   }
 
-  /** Closes every socket of `roomId` that authenticated with the token hashed as `tokenHash`. */
+  /**
+   * Closes every socket of `roomId` that authenticated with the token hashed as `tokenHash` (hex),
+   * here and, in scaled mode, on every other instance holding the room (a `closeToken` bus frame;
+   * the caller has replaced the token in the directory first). Returns how many closed here.
+   */
   closeToken(roomId: string, tokenHash: string, code: CloseCode): number {
+    if (this.o.roomLog && this.o.bus) void this.o.bus.publish(roomId, BusKind.closeToken, Buffer.from(tokenHash, 'hex'));
+    return this.closeLocal(roomId, tokenHash, code);
+  }
+
+  /** A `closeToken` frame from another instance: its 32 bytes are the revoked token's hash. */
+  private closeTokenHere(roomId: string, hash: Uint8Array): void {
+    if (hash.length !== TOKEN_HASH_BYTES) {
+      this.o.log.warn({ room: roomId, bytes: hash.length }, 'closeToken bus frame ignored: not a token hash');
+      return;
+    }
+    this.closeLocal(roomId, Buffer.from(hash).toString('hex'), CloseCode.tokenRevoked);
+  }
+
+  private closeLocal(roomId: string, tokenHash: string, code: CloseCode): number {
     const room = this.loaded.get(roomId);
     if (!room) return 0;
     let n = 0;

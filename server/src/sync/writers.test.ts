@@ -67,6 +67,19 @@ describe('WriterClaims', () => {
     expect(serverClientId('r')).not.toBe(serverClientId('s'));
   });
 
+  it("never gives anyone another instance's server ID once reserved, taking it from a connection that held it", () => {
+    const claims = new WriterClaims<Writer>(roomDoc('r'));
+    const other = serverClientId('r', 'instance-b');
+    const a = conn('owner', 'o');
+    expect(claims.admit(a, writes(other))).toMatchObject({ ok: true });
+    claims.reserve(other);
+    expect(claims.ownerOf(other)).toBeUndefined();
+    expect(claims.admit(a, writes(other))).toEqual({ ok: false, reason: 'client-taken' });
+    expect(claims.admit(conn('annotator', 'x'), writes(7, other))).toEqual({ ok: false, reason: 'client-taken' });
+    expect(claims.ownerOf(7)).toBeUndefined();
+    expect(other).not.toBe(serverClientId('r', 'instance-c'));
+  });
+
   it('passes refusals and no-ops through without taking anything', () => {
     const claims = new WriterClaims<Writer>(roomDoc('r'));
     const a = conn('annotator', 'ta');

@@ -38,6 +38,8 @@ export interface Writer {
 export class WriterClaims<C extends Writer> {
   private readonly owners = new Map<number, C>();
   private readonly byConn = new Map<C, Set<number>>();
+  /** Other instances' server client IDs for this room (scaled mode): nobody's, ever, like `doc.clientID`. */
+  private readonly servers = new Set<number>();
 
   constructor(private readonly doc: Y.Doc) {}
 
@@ -59,6 +61,19 @@ export class WriterClaims<C extends Writer> {
     return verdict;
   }
 
+  /**
+   * Marks `clientID` as another instance's server client ID (scaled mode: learnt from that
+   * instance's bus messages): refused to every connection from now on. A connection that holds it
+   * already loses it (its next write with it is refused).
+   */
+  reserve(clientID: number): void {
+    this.servers.add(clientID);
+    const owner = this.owners.get(clientID);
+    if (owner === undefined) return;
+    this.owners.delete(clientID);
+    this.byConn.get(owner)?.delete(clientID);
+  }
+
   /** Releases every ID `conn` holds (when it closes). */
   release(conn: C): void {
     for (const client of this.byConn.get(conn) ?? []) {
@@ -68,7 +83,7 @@ export class WriterClaims<C extends Writer> {
   }
 
   private mayUse(conn: C, client: number): boolean {
-    if (client === this.doc.clientID) return false;
+    if (client === this.doc.clientID || this.servers.has(client)) return false;
     const owner = this.owners.get(client);
     if (owner === conn) return true;
     if (owner !== undefined && owner.tokenHash !== conn.tokenHash) return false;

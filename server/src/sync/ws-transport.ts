@@ -116,6 +116,14 @@ export function attachSync(server: Server, deps: SyncTransportDeps): { close(): 
       const early = waiting ?? [];
       waiting = undefined;
       for (const m of early) handle(m.data, m.isBinary);
+      // Scaled mode: a rotation's `closeToken` frame reaches only sockets already joined, so the
+      // token is checked once more now that this one is: a rotation committed before this check
+      // closes it here, one committed after it publishes its frame after the join.
+      deps.directory?.lookupToken(hash).then((again) => {
+        if (conn.closed || (again && again.roomId === roomId)) return;
+        conn.close(CloseCode.tokenRevoked);
+        rooms.leave(room, conn);
+      }, failed('token could not be looked up again'));
     };
 
     const admit = (grant: { roomId: string; role: Role } | undefined, hash: Buffer): void => {

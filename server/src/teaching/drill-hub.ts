@@ -1,7 +1,7 @@
 /**
  * Who is watching which drill's answers live (the owner's event streams), in this process. A
  * listener is called after each stored answer; it reads the view itself, so a burst of answers
- * costs one read per answer and listener.
+ * costs one read per answer and listener. Embedded mode's `DrillSignal`.
  */
 export class DrillHub {
   private readonly listeners = new Map<string, Set<() => void>>();
@@ -19,5 +19,15 @@ export class DrillHub {
 
   changed(drillId: string): void {
     for (const fn of this.listeners.get(drillId) ?? []) fn();
+  }
+
+  /** The drills watched now. */
+  watched(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  close(): Promise<void> {
+    this.listeners.clear();
+    return Promise.resolve();
   }
 }

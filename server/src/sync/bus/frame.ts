@@ -5,9 +5,12 @@ import * as encoding from 'lib0/encoding';
  * What travels on a room's bus channel. `update`: a Yjs update already committed to the shared
  * log; `awareness`: a y-protocols awareness update (never stored); `resync`: the sender may have
  * failed to publish something (its connection to the bus was down), so receivers reload the room
- * from the log.
+ * from the log; `closeToken`: a role token of the room was rotated, and every holder closes the
+ * sockets that authenticated with it (data: the old token's SHA-256, 32 bytes); `query`: the
+ * sender has just loaded the room, and every holder answers with the awareness states of its own
+ * sockets (data: empty).
  */
-export const BusKind = { update: 0, awareness: 1, resync: 2 } as const;
+export const BusKind = { update: 0, awareness: 1, resync: 2, closeToken: 3, query: 4 } as const;
 export type BusKind = (typeof BusKind)[keyof typeof BusKind];
 
 /** One message of a room's channel: what, from which instance, and its bytes. */

@@ -51,7 +51,8 @@ export class LabEvaluator {
 
   /**
    * Schedules an evaluation whenever the room's captures, documents or annotations change, while the
-   * room stays loaded. Returns false when this loaded copy of the room was already watched.
+   * room stays loaded (the caller has loaded it: `await rooms.load(roomId)`). Returns false when this
+   * loaded copy of the room was already watched. In scaled mode each instance watches its own copy.
    */
   watch(roomId: string): boolean {
     const { doc } = this.deps.rooms.get(roomId);
@@ -119,22 +120,24 @@ export class LabEvaluator {
   }
 
   private async evaluate(roomId: string): Promise<LabResults | null> {
-    const room = this.deps.rooms.get(roomId);
+    // Loaded again if it was unloaded meanwhile (in scaled mode `rooms.get` would throw then).
+    const room = await this.deps.rooms.load(roomId);
     const view = readLabView(room.doc);
     const lab = view ? this.catalog.get(view.id) : undefined;
     if (!lab) return null;
     const data = await this.gather(roomId, room.doc, lab);
     const results = evaluateLab(lab, data, Date.now());
     // The lab may have been replaced while the data was read: its results are then not written.
-    if (readLabView(this.deps.rooms.get(roomId).doc)?.id !== lab.id) return null;
-    await this.deps.rooms.get(roomId).transact((doc) => writeLabResults(doc, results));
+    const now = await this.deps.rooms.load(roomId);
+    if (readLabView(now.doc)?.id !== lab.id) return null;
+    await now.transact((doc) => writeLabResults(doc, results));
     return results;
   }
 
   /** The room's data the checks read, with the analyses of only the captures a lab capture matches. */
   private async gather(roomId: string, doc: Y.Doc, lab: Lab): Promise<LabRoomData> {
     const captures = readCaptures(doc);
-    const documents = this.deps.store.documents.list(roomId);
+    const documents = await this.deps.content.documents.list(roomId);
     const relevant = new Set<CaptureEntry>();
     for (const spec of lab.captures) {
       captures.filter((c) => c.status === 'done' && runsLabCapture(c, spec)).sort((a, b) => b.updatedAt - a.updatedAt).slice(0, CAPTURES_PER_SPEC).forEach((c) => relevant.add(c));
@@ -166,7 +169,7 @@ export class LabEvaluator {
   private async analysisOf(d: DocumentMeta): Promise<Analysis | undefined> {
     const cached = this.analyses.get(d.sha256);
     if (cached) return cached;
-    const gz = this.deps.store.documents.analysisGzip(d.sha256);
+    const gz = await this.deps.content.documents.analysisGzip(d.sha256);
     if (!gz) return undefined;
     const a = JSON.parse((await gunzipAsync(gz)).toString('utf8')) as Analysis;
     this.analyses.set(d.sha256, a);

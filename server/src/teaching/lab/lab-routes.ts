@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ROLES, Role } from '@seam/shared/model';
 import { labViewOf, writeLab, type Lab } from '@seam/shared/teaching';
 import type { AppDeps } from '../../app';
-import { requireRole } from '../../auth/require';
+import { authorize } from '../../auth/require';
 import { badRequest, notFound } from '../../errors';
 import { limitBody, validate } from '../../routes/validate';
 import { loadLabs, type LabCatalog } from './lab-catalog';
@@ -44,7 +44,7 @@ export interface LabRouteOptions extends LabEvaluatorOptions {
  * now. Mounted under `/api`, before the room routes: the creation itself is theirs.
  */
 export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
-  const { store, rooms } = deps;
+  const { rooms } = deps;
   const catalog = options.catalog ?? loadLabs();
   const evaluator = new LabEvaluator(deps, catalog, options);
   const app = new Hono();
@@ -97,7 +97,7 @@ export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
 
   app.post('/rooms/:id/lab', limit, validate('json', OpenLabBody), async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, store, roomId, [Role.owner]);
+    await authorize(c, deps, roomId, [Role.owner]);
     const lab = catalog.get(c.req.valid('json').lab);
     if (!lab) throw notFound(`no lab ${c.req.valid('json').lab}`);
     const results = await openIn(roomId, lab);
@@ -106,7 +106,8 @@ export function labRoutes(deps: AppDeps, options: LabRouteOptions = {}): Hono {
 
   app.post('/rooms/:id/lab/check', async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, store, roomId, ROLES);
+    await authorize(c, deps, roomId, ROLES);
+    await rooms.load(roomId);
     evaluator.watch(roomId);
     const results = await evaluator.schedule(roomId);
     if (!results) throw notFound('this room has no lab');

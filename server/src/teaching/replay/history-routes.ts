@@ -3,9 +3,11 @@ import { toBase64 } from 'lib0/buffer';
 import { readAnnotations, ROLES, buildExport } from '@seam/shared/model';
 import { MAX_HISTORY_PAGE, MAX_HISTORY_TIME, readPresenterSample, type HistoryLine, type PresenterSample } from '@seam/shared/teaching';
 import type { AppDeps } from '../../app';
-import { requireRole } from '../../auth/require';
+import { authorize } from '../../auth/require';
 import { badRequest } from '../../errors';
 import { roomTitle } from '../../room-title';
+import { sqliteTeaching } from '../../store/sqlite-shared-store';
+import type { Room } from '../../sync/room';
 import { HistoryRowKind, type HistoryCursor } from './history-store';
 import { sessionSummary } from './session-summary';
 
@@ -29,6 +31,12 @@ function cursorParam(raw: string | undefined): HistoryCursor | undefined {
   return { at: Number(m[1]), id: Number(m[2]) };
 }
 
+/** Commits what `room` has queued (so that it is recorded in the history) and resolves once it is. */
+async function committed(room: Room): Promise<void> {
+  room.flush();
+  await room.settled();
+}
+
 function limitParam(raw: string | undefined): number {
   if (raw === undefined) return MAX_HISTORY_PAGE;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_HISTORY_PAGE) throw badRequest(`limit must be from 1 to ${MAX_HISTORY_PAGE}`);
@@ -39,29 +47,31 @@ function limitParam(raw: string | undefined): number {
  * A room's replay history (docs/protocol.md), for every member (readers too: it holds what they
  * could watch live): `GET /api/rooms/:id/history?from=&to=&after=&limit=` pages the history as
  * NDJSON (`HistoryLine`s; the first page opens with where it starts), and
- * `GET /api/rooms/:id/history/summary.md` is the session as Markdown.
+ * `GET /api/rooms/:id/history/summary.md` is the session as Markdown. Scaled mode: read from the
+ * shared history, where every instance's commits and presenter samples are recorded.
  */
 export function historyRoutes(deps: AppDeps): Hono {
-  const { store, rooms } = deps;
-  const history = store.updates.history;
+  const { store, rooms, directory } = deps;
+  const history = deps.scaled?.shared.history ?? sqliteTeaching(store).history;
   const app = new Hono();
 
-  app.get('/:id/history', (c) => {
+  app.get('/:id/history', async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, store, roomId, ROLES);
+    await authorize(c, deps, roomId, ROLES);
     const from = timeParam('from', c.req.query('from'), 0);
     const to = timeParam('to', c.req.query('to'), MAX_HISTORY_TIME);
     if (from > to) throw badRequest('from must not be after to');
     const after = cursorParam(c.req.query('after'));
     const limit = limitParam(c.req.query('limit'));
     // What is queued is committed (and so recorded) before the page is read.
-    rooms.loadedRoom(roomId)?.flush();
+    const loaded = rooms.loadedRoom(roomId);
+    if (loaded) await committed(loaded);
     const lines: HistoryLine[] = [];
     if (!after) {
-      const s = history.start(roomId, Date.now());
+      const s = await history.start(roomId, Date.now());
       lines.push({ type: 'start', startsAt: s.startsAt, endsAt: s.endsAt, dropped: s.dropped, base: toBase64(s.base) });
     }
-    const page = history.page(roomId, from, to, after, limit, MAX_HISTORY_PAGE_BYTES);
+    const page = await history.page(roomId, from, to, after, limit, MAX_HISTORY_PAGE_BYTES);
     const dec = new TextDecoder();
     for (const r of page.rows) {
       if (r.kind === HistoryRowKind.update) lines.push({ type: 'update', id: r.id, at: r.at, data: toBase64(r.data) });
@@ -78,19 +88,19 @@ export function historyRoutes(deps: AppDeps): Hono {
 
   app.get('/:id/history/summary.md', async (c) => {
     const roomId = c.req.param('id');
-    requireRole(c, store, roomId, ROLES);
-    const room = rooms.get(roomId);
-    room.flush();
-    const documents = store.documents.list(roomId);
+    await authorize(c, deps, roomId, ROLES);
+    const room = await rooms.load(roomId);
+    await committed(room);
+    const documents = await deps.content.documents.list(roomId);
     const titles = new Map(documents.map((d) => [d.id, d.title]));
     const annotations = readAnnotations(room.doc).filter((a) => a.kind === 'question');
     const quoted = new Set(annotations.map((a) => a.docId));
     // The texts the questions quote, decompressed off the event loop before the summary is built.
     const texts = new Map(await Promise.all(documents.filter((d) => quoted.has(d.id)).map(async (d) => [d.id, await deps.texts.get(d.sha256)] as const)));
-    const title = roomTitle(room.doc, store.rooms.get(roomId)?.title ?? roomId);
+    const title = roomTitle(room.doc, (directory ? await directory.get(roomId) : store.rooms.get(roomId))?.title ?? roomId);
     const placed = buildExport({ roomId, title, documents, annotations, textOf: (id) => texts.get(id), now: Date.now() }).annotations;
-    const start = history.start(roomId, Date.now());
-    const presenter = history.presenterSamples(roomId, MAX_SUMMARY_SAMPLES).flatMap((s) => {
+    const start = await history.start(roomId, Date.now());
+    const presenter = (await history.presenterSamples(roomId, MAX_SUMMARY_SAMPLES)).flatMap((s) => {
       const view: PresenterSample | null | undefined = s.view === null ? null : readPresenterSample(s.view);
       return view === undefined ? [] : [{ at: s.at, view }];
     });

@@ -3,6 +3,7 @@ import type * as Y from 'yjs';
 import type { Logger } from 'pino';
 import { RoomKey } from '@seam/shared/model';
 import { MAX_SAMPLE_ID, MAX_SAMPLE_NAME, MAX_SAMPLE_NUMBER, type PresenterSample } from '@seam/shared/teaching';
+import type { ReplayHistory } from '../../store/shared-store';
 import type { HistoryLimits, HistoryStore } from './history-store';
 
 /** The presenter's position is recorded at most once per this many ms (4 a second); a later change waits for the next slot. */
@@ -13,7 +14,8 @@ export interface RoomHistoryDeps {
   readonly doc: Y.Doc;
   /** The room's awareness, holding only states the server applied (each client ID's own socket's). */
   readonly awareness: Awareness;
-  readonly store: HistoryStore;
+  /** Where samples go: the embedded store's history (answered at once), or the shared one (scaled mode). */
+  readonly store: Pick<HistoryStore, 'recordPresenter' | 'trim'> | Pick<ReplayHistory, 'recordPresenter' | 'trim'>;
   readonly limits: HistoryLimits;
   readonly log: Logger;
   /** The clock, ms since 1970 (default `Date.now`): tests drive it. */
@@ -87,22 +89,33 @@ export class RoomHistory {
     const json = JSON.stringify(s);
     if (json === this.last) return;
     const at = this.now();
+    const failed = (err: unknown) => this.deps.log.warn({ err, room: this.deps.roomId }, 'presenter sample not recorded');
+    let written: unknown;
     try {
-      this.deps.store.recordPresenter(this.deps.roomId, at, s);
+      written = this.deps.store.recordPresenter(this.deps.roomId, at, s);
     } catch (err) {
-      this.deps.log.warn({ err, room: this.deps.roomId }, 'presenter sample not recorded');
-      return;
+      return failed(err);
     }
+    const before = { last: this.last, lastAt: this.lastAt };
     this.last = json;
     this.lastAt = at;
+    // The shared store answers later: a sample it refused is not counted as recorded, so the next change records it.
+    if (written instanceof Promise) {
+      written.catch((err: unknown) => {
+        failed(err);
+        if (this.last === json) ({ last: this.last, lastAt: this.lastAt } = before);
+      });
+    }
   }
 
   /** After a commit: drops the oldest history past the room's bounds. A failure leaves it as it was (logged). */
   committed(): void {
+    const failed = (err: unknown) => this.deps.log.warn({ err, room: this.deps.roomId }, 'history trim failed; it stays as it is');
     try {
-      this.deps.store.trim(this.deps.roomId, this.deps.limits, this.now());
+      const trimmed: unknown = this.deps.store.trim(this.deps.roomId, this.deps.limits, this.now());
+      if (trimmed instanceof Promise) trimmed.catch(failed);
     } catch (err) {
-      this.deps.log.warn({ err, room: this.deps.roomId }, 'history trim failed; it stays as it is');
+      failed(err);
     }
   }
 
