@@ -52,6 +52,9 @@ export async function startCaptureServer(jobs: { leaseMs?: number; maxAttempts?:
   };
 }
 
+/** Where the capture calls below go: a server's (or a load balancer's) address and a room on it. */
+export type CaptureTarget = Pick<CaptureServer, 'url' | 'room'>;
+
 /** A `seam-runner` child process and the lines it printed. */
 export interface AgentProcess {
   readonly child: ChildProcess;
@@ -133,17 +136,17 @@ async function api<T>(url: string, token: string, method: string, path: string, 
 }
 
 /** `POST /api/rooms/:id/captures`. */
-export function requestCapture(s: CaptureServer, body: CaptureRequestInput, token = s.room.tokens.owner) {
+export function requestCapture(s: CaptureTarget, body: CaptureRequestInput, token = s.room.tokens.owner) {
   return api<{ job: CaptureEntry; error?: { code: string; message: string } }>(s.url, token, 'POST', `/api/rooms/${s.room.id}/captures`, body);
 }
 
 /** `GET /api/rooms/:id/captures/:jobId`. */
-export async function getJob(s: CaptureServer, jobId: string): Promise<CaptureEntry> {
+export async function getJob(s: CaptureTarget, jobId: string): Promise<CaptureEntry> {
   return (await api<{ job: CaptureEntry }>(s.url, s.room.tokens.owner, 'GET', `/api/rooms/${s.room.id}/captures/${jobId}`)).body.job;
 }
 
 /** Waits until the job reaches one of `statuses` and returns it. */
-export async function waitJob(s: CaptureServer, jobId: string, statuses: readonly string[], timeoutMs = 150_000): Promise<CaptureEntry> {
+export async function waitJob(s: CaptureTarget, jobId: string, statuses: readonly string[], timeoutMs = 150_000): Promise<CaptureEntry> {
   let job = await getJob(s, jobId);
   await waitFor(async () => {
     job = await getJob(s, jobId);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { ROLES, RoomKey, SettingKey } from '@seam/shared/model';
+import { ROLES, RoomKey, SettingKey, type Role } from '@seam/shared/model';
 import type { AppDeps } from '../app';
 import { authorize } from '../auth/require';
 import { ingestDocument } from '../ingest';
@@ -38,8 +38,12 @@ export async function createCaptureService(deps: CaptureDeps, log: Logger, timin
   const sink: CaptureSink = {
     ingest: (roomId, doc) => ingestDocument(deps, roomId, doc.title, doc.text, { kind: doc.kind, addedBy: doc.addedBy, captureId: doc.captureId }),
     publish: (roomId, entry) => {
-      // The store has committed it before `transact` resolves; a failed commit has closed the room's sockets.
-      deps.rooms.get(roomId).transact((d) => d.getMap(RoomKey.captures).set(entry.id, { ...entry })).catch((err: unknown) => log.error({ err, roomId }, 'capture entry not stored'));
+      // Loaded first: in scaled mode the room may not be held by this instance. Entries of one room
+      // are written in the order published. The store has committed it before `transact` resolves;
+      // a failed commit has closed the room's sockets.
+      deps.rooms.load(roomId)
+        .then((room) => room.transact((d) => d.getMap(RoomKey.captures).set(entry.id, { ...entry })))
+        .catch((err: unknown) => log.error({ err, roomId }, 'capture entry not stored'));
     },
     carry: (roomId, previous, next) => carryAnnotations(deps, roomId, previous, next),
   };
@@ -68,9 +72,13 @@ export function localRunnerToken(deps: Pick<AppDeps, 'store' | 'scaled'>, name: 
 /** The capture and runner routes, with room roles checked through the room directory (the shared one in scaled mode). */
 export function jobRoutes(deps: { readonly store: Store; readonly directory?: RoomDirectory | undefined; readonly rooms: Rooms; readonly jobs: CaptureService }): Hono {
   const roleOf = async (c: Context, roomId: string) => (await authorize(c, deps, roomId, ROLES)).role;
-  const allowAnnotatorCapture = (roomId: string) => deps.rooms.get(roomId).doc.getMap(RoomKey.settings).get(SettingKey.allowAnnotatorCapture) === true;
+  const allowAnnotatorCapture = async (roomId: string) => (await deps.rooms.load(roomId)).doc.getMap(RoomKey.settings).get(SettingKey.allowAnnotatorCapture) === true;
+  const unlocked = async (roomId: string, role: Role) => {
+    await deps.rooms.load(roomId);
+    assertUnlocked(deps.rooms, roomId, role);
+  };
   const app = new Hono();
-  app.route('/', captureRoutes({ jobs: deps.jobs, roleOf, allowAnnotatorCapture, assertUnlocked: (roomId, role) => assertUnlocked(deps.rooms, roomId, role) }));
+  app.route('/', captureRoutes({ jobs: deps.jobs, roleOf, allowAnnotatorCapture, assertUnlocked: unlocked }));
   app.route('/', runnerRoutes({ jobs: deps.jobs, roleOf }));
   return app;
 }

@@ -11,14 +11,14 @@ export interface CaptureRouteDeps {
   /** The role the request's room token grants in `roomId`; throws the server's ApiError when none. */
   roleOf(c: Context, roomId: string): Promise<Role>;
   /** The room setting `allowAnnotatorCapture` (false when unset). */
-  allowAnnotatorCapture(roomId: string): boolean;
-  /** The server's lock check for REST writes: throws its `room_locked` error for a non-owner in a locked room. */
-  assertUnlocked(roomId: string, role: Role): void;
+  allowAnnotatorCapture(roomId: string): Promise<boolean>;
+  /** The server's lock check for REST writes: rejects with its `room_locked` error for a non-owner in a locked room. */
+  assertUnlocked(roomId: string, role: Role): Promise<void>;
 }
 
-function assertMayCapture(deps: CaptureRouteDeps, roomId: string, role: Role): void {
+async function assertMayCapture(deps: CaptureRouteDeps, roomId: string, role: Role): Promise<void> {
   if (role === 'owner') return;
-  if (role === 'annotator' && deps.allowAnnotatorCapture(roomId)) return deps.assertUnlocked(roomId, role);
+  if (role === 'annotator' && (await deps.allowAnnotatorCapture(roomId))) return deps.assertUnlocked(roomId, role);
   throw forbidden(role === 'viewer' ? 'viewers cannot request captures' : 'the owner has not allowed annotators to request captures');
 }
 
@@ -57,7 +57,7 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
   app.post('/api/rooms/:id/captures', limit, async (c) => {
     const roomId = c.req.param('id');
     const requestedBy = await role(c);
-    assertMayCapture(deps, roomId, requestedBy);
+    await assertMayCapture(deps, roomId, requestedBy);
     const parsed = CaptureRequestSchema.safeParse(await readJson(c, 'the body must be JSON'));
     if (!parsed.success) throw badRequest(issuesMessage(parsed.error));
     await assertPrevious(deps, roomId, parsed.data);
@@ -77,7 +77,7 @@ export function captureRoutes(deps: CaptureRouteDeps): Hono {
 
   app.delete('/api/rooms/:id/captures/:jobId', async (c) => {
     const roomId = c.req.param('id');
-    assertMayCapture(deps, roomId, await role(c));
+    await assertMayCapture(deps, roomId, await role(c));
     const job = await jobOf(deps, roomId, c.req.param('jobId'));
     if (isFinalStatus(job.status)) return c.json({ job: toCaptureEntry(job) });
     const after = (await deps.jobs.cancel(job.id)) ?? (await jobOf(deps, roomId, job.id));

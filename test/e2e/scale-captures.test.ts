@@ -1,0 +1,198 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CaptureRequestSchema, RoomKey, type CaptureEntry } from '@seam/shared/model';
+import { readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
+import { connectPgJobSignal } from '../../server/src/jobs/pg-job-signal';
+import { CaptureService, type CaptureDocument } from '../../server/src/jobs/service';
+import { openPostgresStore } from '../../server/src/store/postgres';
+import type { SharedStore } from '../../server/src/store/shared-store';
+import { connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
+import { startCluster, type TestCluster } from '../helpers/scale/cluster';
+import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
+import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { captureGroup, getJob, MLP, MLP_ARGS, requestCapture, startAgent, waitJob, type AgentProcess } from './capture-kit';
+
+/**
+ * Captures in scaled mode: three Seam instances on one PostgreSQL and one Redis, behind HAProxy,
+ * with real `seam-runner` agents (and JAX); then two capture services in this process on the same
+ * database, with short leases, for what takes a lease's expiry to show.
+ */
+
+const FINAL = ['done', 'failed', 'cancelled'];
+
+let postgres: TestPostgres;
+let redis: TestRedis;
+let cluster: TestCluster;
+let databaseUrl: string;
+let shared: SharedStore;
+let room: CreatedRoom;
+const agents: AgentProcess[] = [];
+
+beforeAll(async () => {
+  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+  databaseUrl = await postgres.createDatabase('seam_captures');
+  cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url });
+  shared = await openPostgresStore(databaseUrl, { max: 4 });
+  room = await createRoom(cluster);
+});
+afterAll(async () => {
+  await shared?.close();
+  await cluster?.close();
+  await Promise.all([postgres?.close(), redis?.close()]);
+});
+
+/** Instance `i`'s own address. */
+const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url, room });
+
+/** The names of the runners instance `i` holds sockets of. */
+async function runnersOn(i: number): Promise<string[]> {
+  const res = await fetch(`${direct(i).url}/api/rooms/${room.id}/runners`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+  return ((await res.json()) as { runners: { name: string }[] }).runners.map((r) => r.name);
+}
+
+describe('captures across instances', () => {
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((a) => a.stop()));
+  });
+
+  it('runs a capture asked on one instance on the runner dialing another, its dumps seen by a client of a third', async () => {
+    const token = await shared.runnerTokens.create('cpu-a');
+    const agent = await startAgent(direct(0).url, token.token, 'cpu-a');
+    agents.push(agent);
+    expect(await runnersOn(0)).toEqual(['cpu-a']);
+    expect(await runnersOn(1)).toEqual([]);
+
+    const viewer = connectClient(direct(2), room.id, room.tokens.viewer);
+    await viewer.synced();
+    const asked = await requestCapture(direct(1), { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr', 'hlo-opt'] });
+    expect(asked.status).toBe(202);
+    const job = await waitJob(direct(2), asked.body.job.id, FINAL);
+    expect(job).toMatchObject({ status: 'done', attempt: 1, provenance: expect.objectContaining({ runner: 'cpu-a' }) });
+    expect(job.documents.length).toBeGreaterThanOrEqual(2);
+    const group = await captureGroup(viewer, job);
+    expect(group.map((d) => d.kind)).toEqual(expect.arrayContaining(['jaxpr', 'hlo-opt']));
+    expect(group.every((d) => d.captureId === job.id && d.addedBy === 'runner:cpu-a')).toBe(true);
+    const text = await fetch(`${direct(2).url}/api/rooms/${room.id}/documents/${group[0]!.id}/text`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
+    expect(text.status).toBe(200);
+    await waitFor(() => (viewer.doc.getMap<CaptureEntry>(RoomKey.captures).get(job.id))?.status === 'done', 'the done entry in the room');
+    viewer.destroy();
+  });
+
+  it('finishes a capture whose runner\'s instance is killed mid-capture, through the runner reconnecting to another; nothing is left running', async () => {
+    const token = await shared.runnerTokens.create('cpu-b');
+    // Through HAProxy, so that a reconnect finds another instance.
+    const agent = await startAgent(cluster.url, token.token, 'cpu-b');
+    agents.push(agent);
+    let holder = -1;
+    await waitFor(async () => {
+      for (let i = 0; i < 3; i++) if ((await runnersOn(i)).includes('cpu-b')) holder = i;
+      return holder >= 0;
+    }, 'the instance holding the runner');
+    const other = (holder + 1) % 3;
+    const asked = await requestCapture(direct(other), { program: `import time\n\ntime.sleep(3)\n${MLP}`, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'] });
+    await agent.saw(new RegExp(`running ${asked.body.job.id}`));
+    await cluster.instances[holder]!.kill();
+    await agent.saw(/disconnected; reconnecting/);
+
+    const job = await waitJob(direct(other), asked.body.job.id, FINAL);
+    expect(job.status).toBe('done');
+    expect(job.provenance?.runner).toBe('cpu-b');
+    await waitFor(async () => (await runnersOn(other)).includes('cpu-b') || (await runnersOn(3 - holder - other)).includes('cpu-b'), 'the runner on another instance');
+    const all = await shared.jobs.listRoom(room.id);
+    expect(all.filter((j) => !FINAL.includes(j.status))).toEqual([]);
+    expect((await getJob(direct(other), job.id)).status).toBe('done');
+  });
+});
+
+/** A runner socket held in this process: what it was sent. */
+class HandSocket {
+  readonly sent: ServerToAgent[] = [];
+  send(data: string): void {
+    const m = readServerMessage(data);
+    if (m) this.sent.push(m);
+  }
+  close(): void {}
+}
+
+const caps = { platform: 'cpu', deviceKind: 'cpu', deviceCount: 1, jax: '0.10.2', jaxlib: '0.10.2', python: '3.11.7' };
+const quiet = { info: () => undefined, warn: () => undefined };
+const tiny = CaptureRequestSchema.parse({ program: 'def f():\n    return 1\n', entry: 'f', args: [], capture: ['jaxpr'] });
+
+describe('two capture services on one database', () => {
+  let closers: (() => Promise<void>)[] = [];
+  let published: CaptureEntry[] = [];
+  const ingested: CaptureDocument[] = [];
+
+  const service = async (leaseMs: number, retryWaitMs: number): Promise<CaptureService> => {
+    const store = await openPostgresStore(databaseUrl, { max: 2 });
+    const s = new CaptureService({ jobs: store.jobs, tokens: store.runnerTokens, signal: await connectPgJobSignal(databaseUrl, quiet) }, {
+      ingest: async (_room, doc) => {
+        ingested.push(doc);
+        return { id: `doc-${ingested.length}` };
+      },
+      publish: (_room, entry) => published.push(entry),
+      carry: async () => ({ annotations: 0, detached: 0, notCarried: 0 }),
+    }, quiet, { leaseMs, maxAttempts: 3, retryWaitMs });
+    closers.push(async () => {
+      await s.close();
+      await store.close();
+    });
+    return s;
+  };
+  afterEach(async () => {
+    await Promise.all(closers.map((c) => c()));
+    closers = [];
+    published = [];
+  });
+
+  const runner = async (s: CaptureService, name: string) => {
+    const token = await shared.runnerTokens.create(name);
+    const socket = new HandSocket();
+    const h = s.attach(token, socket);
+    h.onMessage(writeRunnerMessage({ type: 'hello', name, capabilities: caps, agent: 'test' }));
+    h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    await h.handled();
+    return { token, socket, h };
+  };
+  const jobOf = (socket: HandSocket, jobId: string) => socket.sent.find((m) => m.type === 'job' && m.jobId === jobId);
+
+  it('sweeps a lease its runner stopped renewing back to a runner on the other instance, takes the result there, and cancels across instances', async () => {
+    const a = await service(600, 60_000);
+    const b = await service(600, 60_000);
+    const onA = await runner(a, 'hand-a');
+    const job = await b.request(room.id, tiny, 'owner');
+    await waitFor(() => jobOf(onA.socket, job.id) !== undefined, 'the job offered to the runner on the other instance');
+
+    // The runner on A goes silent (no heartbeat): the lease expires and a sweep requeues it.
+    const onB = await runner(b, 'hand-b');
+    await waitFor(() => jobOf(onB.socket, job.id) !== undefined, 'the job swept back and leased to the runner on B');
+    const running = await shared.jobs.get(job.id);
+    expect(running).toMatchObject({ status: 'running', attempt: 2, runnerName: 'hand-b' });
+    expect(published.some((e) => e.id === job.id && e.status === 'queued' && /stopped responding/.test(e.phase ?? ''))).toBe(true);
+
+    // A's runner's late result is refused; B's is applied on A, where the capture was not asked.
+    const body = { ok: true as const, provenance: { runner: 'hand-a' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
+    expect((await a.postResult(onA.token, job.id, 1, body))?.applied).toBe(false);
+    const outcome = await a.postResult(onB.token, job.id, 2, { ...body, provenance: { runner: 'hand-b' } });
+    expect(outcome?.job).toMatchObject({ status: 'done', attempt: 2, documents: [`doc-${ingested.length}`] });
+
+    // Asked on A, whose runner is busy: B's runner, idle again, is offered it; cancelled through A, B's runner is told.
+    onB.h.onMessage(writeRunnerMessage({ type: 'ready' }));
+    await onB.h.handled();
+    const second = await a.request(room.id, tiny, 'owner');
+    await waitFor(() => jobOf(onB.socket, second.id) !== undefined, 'the second job offered on B');
+    expect((await a.cancel(second.id))?.status).toBe('cancelled');
+    await waitFor(() => onB.socket.sent.some((m) => m.type === 'cancel' && m.jobId === second.id && m.reason === 'cancelled'), 'the cancel on B');
+    expect(onA.socket.sent.some((m) => m.type === 'job' && m.jobId === second.id)).toBe(false);
+  });
+
+  it('fails a swept job with the named error when no runner takes it within the retry wait', async () => {
+    const a = await service(400, 800);
+    const onA = await runner(a, 'hand-c');
+    const job = await a.request(room.id, tiny, 'owner');
+    await waitFor(() => jobOf(onA.socket, job.id) !== undefined, 'the job leased');
+    onA.h.onClose();
+    const failed = await waitFor(async () => (await shared.jobs.get(job.id))?.status === 'failed', 'the job failed', 20_000).then(() => shared.jobs.get(job.id));
+    expect(failed?.error).toMatchObject({ reason: 'runner-lost', message: expect.stringMatching(/runner "hand-c" stopped responding \(lease expired\).*no other runner took the job/) });
+    expect((await shared.jobs.listRoom(room.id)).filter((j) => !FINAL.includes(j.status))).toEqual([]);
+  });
+});
