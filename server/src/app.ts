@@ -25,6 +25,7 @@ import type { TraceReducers } from './trace/reducers';
 import { apiNoStore, securityHeaders, webAppScriptHashes } from './security-headers';
 import type { Store } from './store';
 import type { DocumentBlobs, RoomDirectory, SharedStore, TraceBlocks } from './store/shared-store';
+import type { StagedBlobs } from './store/staged-blobs';
 import { StoreUnavailableError } from './store/store-errors';
 import type { TextCache } from './store/text-cache';
 import type { RoomBus } from './sync/bus/room-bus';
@@ -65,16 +66,11 @@ export interface AppDeps {
   readonly scaled?: { readonly shared: SharedStore; readonly bus: RoomBus };
   /** Scaled mode: how drill answers reach the owner's event stream on every instance; absent, this process's streams only. */
   readonly drillSignal?: DrillSignal;
+  /** Files staged for imports: the shared store's in scaled mode; absent, files in the data directory. */
+  readonly staging?: StagedBlobs;
   /** What `/healthz` reports besides `ok` (scaled mode: whether PostgreSQL and Redis answer). */
   readonly health?: () => Promise<Record<string, unknown>>;
 }
-
-/**
- * What scaled mode does not serve yet, because its data is still kept per instance (imports and
- * their staged files): refused with `not_in_scaled_mode` rather than answered differently by each
- * instance (docs/storage.md).
- */
-const INSTANCE_LOCAL = /^\/api\/rooms\/[^/]+\/(?:blobs|imports)(?:\/|$)/;
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.badRequest,
@@ -99,14 +95,6 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.use(securityHeaders(webAppScriptHashes(deps.config.webDir)));
   app.use('/api/*', apiNoStore);
-  if (deps.scaled) {
-    app.use('/api/*', async (c, next) => {
-      if (INSTANCE_LOCAL.test(c.req.path)) {
-        throw new ApiError(ErrorCode.notInScaledMode, 'not served in scaled mode yet: its data is kept per instance');
-      }
-      await next();
-    });
-  }
   app.route('/', opsRoutes(deps));
   app.route('/api/config', configRoutes(deps));
   app.route('/api', labRoutes(deps));

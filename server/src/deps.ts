@@ -71,7 +71,7 @@ async function openScaledDeps(config: Config, scaled: ScaledConfig, log: Logger)
     const [postgres, redis] = await Promise.all([answers(() => shared.rooms.get('healthz')), answers(() => bus.ping())]);
     return { ok: postgres && redis, postgres: postgres ? 'up' : 'down', redis: redis ? 'up' : 'down' };
   };
-  return { ...deps, directory: shared.rooms, scaled: { shared, bus }, drillSignal, health };
+  return { ...deps, directory: shared.rooms, scaled: { shared, bus }, drillSignal, health, staging: shared.staging(config.limits) };
 }
 
 /** The deps of `config`'s mode: scaled when it names PostgreSQL and Redis, embedded otherwise. */

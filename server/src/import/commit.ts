@@ -1,18 +1,24 @@
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { importPathProblem, normalizeImportPath, planImport, type FilePlan } from '@seam/shared/import';
 import { MAX_TITLE, RoomKey, layerGroups, type DocumentMeta, type ImportFile, type ImportResult } from '@seam/shared/model';
 import { gunzipAsync } from '../gunzip';
 import { prepareDocument, type IngestDeps } from '../ingest';
 import { ApiError, ErrorCode } from '../errors';
-import { assertDocumentQuota } from '../room-quotas';
-import type { BlobStaging } from '../store/blob-staging';
+import { assertDocumentQuota, assertRoomDocumentQuota } from '../room-quotas';
+import type { StagedBlobs } from '../store/staged-blobs';
 import { ingestTrace } from '../trace/ingest-trace';
 
-/** What an import needs: the ingest's parts and the staged blobs. */
+/** What an import needs: the ingest's parts and the staged blobs; `scaled` is set in scaled mode. */
 export interface ImportDeps extends IngestDeps {
-  readonly staging: BlobStaging;
+  readonly staging: StagedBlobs;
+  readonly scaled?: object;
+}
+
+/** Reads a body whole (a text dump, bounded by `documentBytes`). */
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of body) pieces.push(piece);
+  return Buffer.concat(pieces);
 }
 
 /** A document's title from its path: the path, or its last `MAX_TITLE` characters. */
@@ -88,7 +94,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
     if (staged.has(f.sha256)) continue;
     const size = await deps.staging.size(roomId, f.sha256);
     if (size === f.bytes) staged.set(f.sha256, true);
-    else if (deps.store.documents.roomHasBlob(roomId, f.sha256)) staged.set(f.sha256, false);
+    else if (await deps.content.documents.roomHasBlob(roomId, f.sha256)) staged.set(f.sha256, false);
     else missing.push(f.path);
   }
   if (missing.length > 0) {
@@ -96,7 +102,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   }
 
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const plans = planImport(files.map((f) => f.path), deps.store.documents.moduleRefs(roomId));
+  const plans = planImport(files.map((f) => f.path), await deps.content.documents.moduleRefs(roomId));
   const skipped: { path: string; reason: string }[] = [];
   const texts: Extract<FilePlan, { what: 'document' }>[] = [];
   const traces: string[] = [];
@@ -104,31 +110,41 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   for (const p of plans) {
     const f = byPath.get(p.path)!;
     if (p.what === 'skip') skipped.push({ path: p.path, reason: p.reason });
-    else if (deps.store.documents.hasFile(roomId, p.path, f.sha256)) unchanged++;
+    else if (await deps.content.documents.hasFile(roomId, p.path, f.sha256)) unchanged++;
     else if (p.what === 'trace') traces.push(p.path);
     else texts.push(p);
   }
   const adding = texts.length + traces.length;
   const newBytes = [...texts.map((p) => p.path), ...traces].reduce((n, path) => n + byPath.get(path)!.bytes, 0);
-  const assertQuota = () => {
-    const used = deps.store.documents.usage(roomId);
+  const checkCount = (used: { readonly documents: number }) => {
     if (used.documents + adding > limits.documentsPerRoom) {
       throw new ApiError(ErrorCode.quotaExceeded, `this import adds ${adding} documents to a room holding ${used.documents} of its ${limits.documentsPerRoom} (SEAM_DOCUMENTS_PER_ROOM)`);
     }
+  };
+  const assertQuota = async () => {
+    checkCount(await deps.content.documents.usage(roomId));
+    await assertRoomDocumentQuota(deps.content.documents, limits, roomId, newBytes);
+  };
+  // The embedded store checks again inside the transaction that lists the documents, so two
+  // imports at once cannot both pass; the shared store is bounded by the check just before it.
+  const checkInside = deps.scaled ? undefined : () => {
+    checkCount(deps.store.documents.usage(roomId));
     assertDocumentQuota(deps.store.documents, limits, roomId, newBytes);
   };
-  if (adding > 0) assertQuota();
+  if (adding > 0) await assertQuota();
 
   const bytesOf = async (sha256: string): Promise<Buffer> => {
-    if (staged.get(sha256)) return readFile(deps.staging.pathOf(roomId, sha256));
-    return gunzipAsync(deps.store.documents.textGzip(sha256)!);
+    if (staged.get(sha256)) return readAll(deps.staging.read(roomId, sha256));
+    const gz = await deps.content.documents.textGzip(sha256);
+    if (!gz) throw new ApiError(ErrorCode.missingBlob, `${sha256} is no longer stored`);
+    return gunzipAsync(gz);
   };
   const metas: DocumentMeta[] = [];
   // A file is told unchanged by its path; one outside a module group keeps it beside its metadata.
   const pathOf = new Map<string, string>();
   const traceMetas: DocumentMeta[] = [];
   const undo = async () => {
-    for (const m of traceMetas) deps.store.documents.remove(roomId, m.id);
+    for (const m of traceMetas) await deps.content.documents.remove(roomId, m.id);
     if (traceMetas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of traceMetas) doc.getMap(RoomKey.documents).delete(m.id); });
   };
   try {
@@ -145,8 +161,8 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
         try {
           const { meta, blob, trace } = await prepareDocument(deps, roomId, titleOf(p.path), content.text, extra);
           pathOf.set(meta.id, p.path);
-          if (blob) deps.store.documents.putBlob(meta.sha256, meta.bytes, blob);
-          if (trace) deps.store.traces.put(meta.sha256, trace);
+          if (blob) await deps.content.documents.putBlob(meta.sha256, meta.bytes, blob);
+          if (trace) await deps.content.traces.put(meta.sha256, trace);
           metas.push(meta);
           return;
         } catch (err) {
@@ -158,12 +174,14 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
     });
     for (const path of traces) {
       const f = byPath.get(path)!;
-      const body = staged.get(f.sha256) ? createReadStream(deps.staging.pathOf(roomId, f.sha256), { highWaterMark: 1024 * 1024 }) : Readable.from([await bytesOf(f.sha256)]);
+      const body = staged.get(f.sha256) ? deps.staging.read(roomId, f.sha256) : Readable.from([await bytesOf(f.sha256)]);
       const meta = await ingestTrace(deps, roomId, titleOf(path), body);
       traceMetas.push(meta);
-      deps.store.documents.setPath(roomId, meta.id, path);
+      // A gzipped trace is stored as its text: the file's own sha256 tells the same file imported again.
+      await deps.content.documents.setPath(roomId, meta.id, path, meta.sha256 === f.sha256 ? undefined : f.sha256);
     }
-    deps.store.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), () => { if (metas.length > 0) assertQuota(); });
+    if (metas.length > 0) await assertQuota();
+    await deps.content.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), () => { if (metas.length > 0) checkInside?.(); });
     if (metas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
   } catch (err) {
     await undo();

@@ -2,7 +2,7 @@ import { importPathProblem, normalizeImportPath } from '@seam/shared/import';
 import type { ImportFile } from '@seam/shared/model';
 import type { Limits } from '../config';
 import { ApiError, ErrorCode } from '../errors';
-import type { BlobStaging } from '../store/blob-staging';
+import type { StagedBlobs } from '../store/staged-blobs';
 
 /** One member of a folder or archive as it streams in: its path, what it is, and (for a file) its bytes. */
 export interface ImportEntry {
@@ -33,7 +33,7 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<void> {
  * `bad_archive`. On any error the blobs this call staged are removed and nothing else changes.
  * Returns the manifest of the staged files.
  */
-export async function stageEntries(staging: BlobStaging, roomId: string, entries: AsyncIterable<ImportEntry>, limits: Pick<Limits, 'importFiles' | 'importBytes' | 'importFileBytes'>): Promise<ImportFile[]> {
+export async function stageEntries(staging: StagedBlobs, roomId: string, entries: AsyncIterable<ImportEntry>, limits: Pick<Limits, 'importFiles' | 'importBytes' | 'importFileBytes'>): Promise<ImportFile[]> {
   const files: ImportFile[] = [];
   const seen = new Set<string>();
   const fresh: string[] = [];

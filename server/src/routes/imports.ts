@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { ImportManifest, type ImportFile } from '@seam/shared/model';
 import type { AppDeps } from '../app';
-import { requireRole } from '../auth/require';
+import { authorize } from '../auth/require';
 import { badRequest, issuesMessage, notFound } from '../errors';
 import { commitImport } from '../import/commit';
 import { ArchiveFormat, stageEntries, type ImportEntry } from '../import/entries';
@@ -13,6 +13,7 @@ import { tarEntries } from '../import/tar-entries';
 import { zipEntries } from '../import/zip-entries';
 import { assertUnlocked } from '../room-lock';
 import { BlobStaging } from '../store/blob-staging';
+import { checkStagedName } from '../store/staged-blobs';
 import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
@@ -53,30 +54,33 @@ async function dropRest(body: Readable, maxBytes: number): Promise<void> {
  *   `ImportResult` (201 when it added documents, 200 when the room held them all already).
  */
 export function importRoutes(deps: AppDeps): Hono {
-  const { store, config } = deps;
-  const staging = new BlobStaging(join(config.dataDir, 'staging'), config.limits);
+  const { config } = deps;
+  const staging = deps.staging ?? new BlobStaging(join(config.dataDir, 'staging'), config.limits);
   const importDeps = { ...deps, staging };
   const app = new Hono();
-  const editor = (c: Context) => {
+  const editor = async (c: Context) => {
     const roomId = c.req.param('id') ?? '';
-    assertUnlocked(deps.rooms, roomId, requireRole(c, store, roomId, WRITERS).role);
+    const { role } = await authorize(c, deps, roomId, WRITERS);
+    // Whether the room is locked is in its document, which another instance may hold: load it here.
+    await deps.rooms.load(roomId);
+    assertUnlocked(deps.rooms, roomId, role);
     return roomId;
   };
 
   // HEAD is answered by this GET route, without its body.
   app.get('/:id/blobs/:sha256', async (c) => {
-    const roomId = editor(c);
+    const roomId = await editor(c);
     const sha = c.req.param('sha256');
     const size = await staging.size(roomId, sha);
     if (size !== undefined) return c.json({ sha256: sha, bytes: size, where: 'staged' });
-    if (store.documents.roomHasBlob(roomId, sha)) return c.json({ sha256: sha, where: 'document' });
+    if (await deps.content.documents.roomHasBlob(roomId, sha)) return c.json({ sha256: sha, where: 'document' });
     throw notFound('no such blob staged');
   });
 
   app.put('/:id/blobs/:sha256', async (c) => {
-    const roomId = editor(c);
+    const roomId = await editor(c);
     const sha = c.req.param('sha256');
-    staging.pathOf(roomId, sha);
+    checkStagedName(roomId, sha);
     const body = c.req.raw.body ?? Readable.from([]);
     const max = config.limits.importFileBytes;
     const staged = await staging.put(roomId, body as AsyncIterable<Uint8Array>, { maxBytes: max, tooLarge: `a staged file may be at most ${max} bytes (SEAM_IMPORT_FILE_BYTES)` }, sha);
@@ -86,7 +90,7 @@ export function importRoutes(deps: AppDeps): Hono {
   // A manifest names each file in a few hundred bytes at most.
   const manifestLimit = limitBody(Math.max(config.limits.requestBytes, config.limits.importFiles * 1200), 'the manifest is too large');
   app.post('/:id/imports', async (c, next) => {
-    editor(c);
+    await editor(c);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'application/json') return next();
     const roomId = c.req.param('id');

@@ -4,59 +4,41 @@ import { createWriteStream, type ReadStream, createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import type { Limits } from '../config';
 import { ApiError, ErrorCode } from '../errors';
+import {
+  STAGED_ROOM_ID as ROOM_ID, STAGED_SHA256 as SHA256, checkStagedName, overStagingQuota, wrongStagedSha,
+  type PutBound, type StagedBlob, type StagedBlobs, type StagingLimits,
+} from './staged-blobs';
 
-/** A sha256 in lowercase hex: the only names staged files have. */
-const SHA256 = /^[0-9a-f]{64}$/;
-/** Room ids as the server mints them; anything else never reaches the file system. */
-const ROOM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** How often, at most, expired blobs are looked for. */
 const SWEEP_MS = 60_000;
 
-/** A staged file: its content hash and size. */
-export interface StagedBlob {
-  readonly sha256: string;
-  readonly bytes: number;
-}
-
-/** How much a `put` may take: bytes for this blob, and the message that names the limit passed. */
-export interface PutBound {
-  readonly maxBytes: number;
-  readonly tooLarge: string;
-}
-
 /**
- * Files staged for an import, by content: `PUT /api/rooms/:id/blobs/:sha256` (and each member of
- * an uploaded archive) streams a file here, hashed as it is written, so that an import can then
- * commit many files at once, and a push that broke off resumes with the files not staged yet.
- * One folder per room under `dir`; at most `stagedBytes` per room; a blob no import used is
- * removed `stagedSeconds` after it was last staged. Not a store of record: an import copies what
- * it keeps into the documents' blobs.
+ * Staged blobs as files (embedded mode, `StagedBlobs`): one folder per room under `dir`, one file
+ * per blob named by its sha256, its modification time the last time it was staged.
  */
-export class BlobStaging {
+export class BlobStaging implements StagedBlobs {
   /** Bytes staged per room, as far as this process has counted (read from disk at first use). */
   private readonly used = new Map<string, number>();
   private lastSweep = 0;
 
   constructor(
     private readonly dir: string,
-    private readonly limits: Pick<Limits, 'stagedBytes' | 'stagedSeconds'>,
+    private readonly limits: StagingLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
   private roomDir(roomId: string): string {
-    if (!ROOM_ID.test(roomId)) throw new ApiError(ErrorCode.badRequest, 'not a room id');
+    checkStagedName(roomId);
     return join(this.dir, roomId);
   }
 
   /** The file of a staged blob (whether or not it exists). */
   pathOf(roomId: string, sha256: string): string {
-    if (!SHA256.test(sha256)) throw new ApiError(ErrorCode.badRequest, 'a blob is named by its sha256 in lowercase hex');
+    checkStagedName(roomId, sha256);
     return join(this.roomDir(roomId), sha256);
   }
 
-  /** The staged blob's size, or undefined when it is not staged (or has expired). */
   async size(roomId: string, sha256: string): Promise<number | undefined> {
     try {
       const s = await stat(this.pathOf(roomId, sha256));
@@ -67,8 +49,7 @@ export class BlobStaging {
     }
   }
 
-  /** Reads a staged blob. */
-  open(roomId: string, sha256: string): ReadStream {
+  read(roomId: string, sha256: string): ReadStream {
     return createReadStream(this.pathOf(roomId, sha256), { highWaterMark: 1024 * 1024 });
   }
 
@@ -84,12 +65,7 @@ export class BlobStaging {
     return total;
   }
 
-  /**
-   * Stages `body`: streamed to a temporary file and hashed as it is written, then named by its
-   * sha256 (the same content staged twice is one file, its expiry renewed). `expected`, when given,
-   * must be that sha256 (else 400 and nothing is kept). Past `bound.maxBytes`, or past the room's
-   * `stagedBytes`, the write stops at once with 413 `too_large`, keeping nothing.
-   */
+  /** Streams `body` to a temporary file, then renames it to its sha256 (`StagedBlobs.put`). */
   async put(roomId: string, body: AsyncIterable<Uint8Array>, bound: PutBound, expected?: string): Promise<StagedBlob> {
     if (expected !== undefined) this.pathOf(roomId, expected);
     const dir = this.roomDir(roomId);
@@ -104,7 +80,7 @@ export class BlobStaging {
       for await (const chunk of body) {
         bytes += chunk.length;
         if (bytes > bound.maxBytes) throw new ApiError(ErrorCode.tooLarge, bound.tooLarge);
-        if (bytes > room) throw new ApiError(ErrorCode.tooLarge, `this room may stage at most ${this.limits.stagedBytes} bytes at once (SEAM_STAGED_BYTES)`);
+        if (bytes > room) throw overStagingQuota(this.limits);
         hash.update(chunk);
         if (!out.write(chunk)) await once(out, 'drain');
       }
@@ -120,7 +96,7 @@ export class BlobStaging {
     const sha256 = hash.digest('hex');
     if (expected !== undefined && sha256 !== expected) {
       await rm(tmp, { force: true });
-      throw new ApiError(ErrorCode.badRequest, `the body's sha256 is ${sha256}, not ${expected}: it was changed or cut short on the way`);
+      throw wrongStagedSha(sha256, expected);
     }
     const final = join(dir, sha256);
     const before = await this.size(roomId, sha256);
@@ -131,7 +107,6 @@ export class BlobStaging {
     return { sha256, bytes };
   }
 
-  /** Removes staged blobs (after an import used them, or when an upload failed). */
   async remove(roomId: string, sha256s: Iterable<string>): Promise<void> {
     for (const sha of new Set(sha256s)) {
       const size = await this.size(roomId, sha);

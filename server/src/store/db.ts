@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncMode } from '../config';
-import { addDocumentModules, addDocumentProvenance, addDrillTables, addRoomHistory } from './migrations';
+import { addDocumentModules, addDocumentProvenance, addDrillTables, addImportedFileSha, addRoomHistory } from './migrations';
 
 /**
  * The schema, applied idempotently at open (then the migrations of older data directories). One
@@ -90,5 +90,6 @@ export function openDatabase(dataDir: string, syncMode: SyncMode): Database.Data
   addDocumentModules(db);
   addDrillTables(db);
   addRoomHistory(db);
+  addImportedFileSha(db);
   return db;
 }

@@ -99,11 +99,11 @@ export class DocumentsStore {
     this.partStmt = db.prepare<[string, string, number], { gzip: Buffer }>('SELECT gzip FROM analysis_parts WHERE sha256 = ? AND part = ? AND version = ?');
     this.putPart = db.prepare('INSERT OR REPLACE INTO analysis_parts (sha256, part, version, gzip) VALUES (?, ?, ?, ?)');
     this.usageStmt = db.prepare<[string], { documents: number; bytes: number }>('SELECT COUNT(*) AS documents, COALESCE(SUM(bytes), 0) AS bytes FROM documents WHERE room_id = ?');
-    this.samePathStmt = db.prepare<[string, string, string], { one: number }>('SELECT 1 AS one FROM documents WHERE room_id = ? AND module_path = ? AND sha256 = ? LIMIT 1');
+    this.samePathStmt = db.prepare<[string, string, string, string], { one: number }>('SELECT 1 AS one FROM documents WHERE room_id = ? AND module_path = ? AND (sha256 = ? OR file_sha256 = ?) LIMIT 1');
     this.moduleRefsStmt = db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE room_id = ? AND module_group IS NOT NULL AND pass_index IS NULL`);
     this.roomHasBlobStmt = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM documents WHERE room_id = ? AND sha256 = ? LIMIT 1');
     this.deleteDoc = db.prepare('DELETE FROM documents WHERE room_id = ? AND id = ?');
-    this.setPathStmt = db.prepare('UPDATE documents SET module_path = ? WHERE room_id = ? AND id = ? AND module_group IS NULL');
+    this.setPathStmt = db.prepare('UPDATE documents SET module_path = ?, file_sha256 = ? WHERE room_id = ? AND id = ? AND module_group IS NULL');
   }
 
   /** How many documents a room holds and their dump bytes (uncompressed) in all. */
@@ -141,9 +141,12 @@ export class DocumentsStore {
     })();
   }
 
-  /** Records the imported file a document outside a module group came from (a trace, stored by the trace ingest). */
-  setPath(roomId: string, id: string, path: string): void {
-    this.setPathStmt.run(path, roomId, id);
+  /**
+   * Records the imported file a document outside a module group came from (a trace, stored by the
+   * trace ingest): its path, and the file's sha256 when it is not the document's (a gzipped trace).
+   */
+  setPath(roomId: string, id: string, path: string, fileSha256?: string): void {
+    this.setPathStmt.run(path, fileSha256 ?? null, roomId, id);
   }
 
   /** Takes a document out of a room's list (its blob stays, as content may be shared). */
@@ -151,9 +154,9 @@ export class DocumentsStore {
     this.deleteDoc.run(roomId, id);
   }
 
-  /** Whether the room holds a file from an import at `path` with these bytes. */
+  /** Whether the room holds a file from an import at `path` with these bytes (the document's, or the file's it was read from). */
   hasFile(roomId: string, path: string, sha256: string): boolean {
-    return this.samePathStmt.get(roomId, path, sha256) !== undefined;
+    return this.samePathStmt.get(roomId, path, sha256, sha256) !== undefined;
   }
 
   /** Whether some document of the room has these bytes (a room may read its own blobs, and no other room's). */

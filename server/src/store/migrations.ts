@@ -143,3 +143,15 @@ export function addRoomHistory(db: Database.Database): boolean {
     );`);
   return !had;
 }
+
+/**
+ * Data directories from before an import recorded the file it read: adds `file_sha256`, the
+ * sha256 of that file when it is not the document's own (a gzipped trace, stored as its text's),
+ * so that importing the same file again counts it unchanged. Existing rows keep it empty. Runs
+ * once; returns whether it changed the schema.
+ */
+export function addImportedFileSha(db: Database.Database): boolean {
+  if (hasColumn(db, 'documents', 'file_sha256')) return false;
+  db.exec('ALTER TABLE documents ADD COLUMN file_sha256 TEXT');
+  return true;
+}

@@ -396,11 +396,12 @@ export function validated(store: SharedStore): SharedStore {
         if (check !== undefined && typeof check !== 'function') throw new StoreInputError('check must be a function');
         return documents.addAll(roomId, docs, check);
       },
-      setPath: async (roomId, id, path) => {
+      setPath: async (roomId, id, path, fileSha256) => {
         checkRoomId(roomId);
         checkText('document id', id);
         checkText('document path', path);
-        return documents.setPath(roomId, id, path);
+        if (fileSha256 !== undefined) checkSha256(fileSha256);
+        return documents.setPath(roomId, id, path, fileSha256);
       },
       remove: async (roomId, id) => {
         checkRoomId(roomId);

@@ -93,14 +93,14 @@ export function postgresDocuments(pool: pg.Pool): DocumentBlobs {
       await check();
       await insertDocuments(c, roomId, docs);
     }),
-    setPath: async (roomId, id, path) => {
-      await query(pool, 'documents.setPath', 'UPDATE documents SET module_path = $1 WHERE room_id = $2 AND id = $3 AND module_group IS NULL', [path, roomId, id]);
+    setPath: async (roomId, id, path, fileSha256) => {
+      await query(pool, 'documents.setPath', 'UPDATE documents SET module_path = $1, file_sha256 = $2 WHERE room_id = $3 AND id = $4 AND module_group IS NULL', [path, fileSha256 ?? null, roomId, id]);
     },
     remove: async (roomId, id) => {
       await query(pool, 'documents.remove', 'DELETE FROM documents WHERE room_id = $1 AND id = $2', [roomId, id]);
     },
     hasFile: async (roomId, path, sha256) =>
-      (await one('documents.hasFile', 'SELECT 1 FROM documents WHERE room_id = $1 AND module_path = $2 AND sha256 = $3 LIMIT 1', [roomId, path, sha256])) !== undefined,
+      (await one('documents.hasFile', 'SELECT 1 FROM documents WHERE room_id = $1 AND module_path = $2 AND (sha256 = $3 OR file_sha256 = $3) LIMIT 1', [roomId, path, sha256])) !== undefined,
     roomHasBlob: async (roomId, sha256) =>
       (await one('documents.roomHasBlob', 'SELECT 1 FROM documents WHERE room_id = $1 AND sha256 = $2 LIMIT 1', [roomId, sha256])) !== undefined,
     moduleRefs: async (roomId) =>

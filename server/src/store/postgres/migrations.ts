@@ -227,6 +227,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'staged blobs, imported file sha',
+    // An upload's sha256 is set only once its whole body is written and verified (postgres/staging.ts);
+    // `file_sha256` is the sha256 of the file an import read (a gzipped trace's, not its text's).
+    sql: `
+      CREATE TABLE staged_uploads (
+        id TEXT PRIMARY KEY,
+        room_id TEXT NOT NULL,
+        sha256 TEXT,
+        bytes BIGINT NOT NULL,
+        touched_at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX staged_uploads_by_blob ON staged_uploads (room_id, sha256);
+      CREATE INDEX staged_uploads_by_time ON staged_uploads (touched_at);
+      CREATE TABLE staged_chunks (
+        upload_id TEXT NOT NULL REFERENCES staged_uploads(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        data BYTEA NOT NULL,
+        PRIMARY KEY (upload_id, seq)
+      );
+      ALTER TABLE documents ADD COLUMN file_sha256 TEXT;
+    `,
+  },
 ];
 
 /** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */
