@@ -8,6 +8,7 @@ import { openDatabase, serverClientId, StructKind, SyncMode, writeUpdate, type S
 import { addDocument, connectClient, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 import { healthzDuring } from '../helpers/healthz';
 import { rawSocket, type RawSocket } from '../helpers/sync-client';
+import { startTarget, TargetKind, type SyncTarget } from '../helpers/scale/target';
 
 /**
  * Forged CRDT writes, tried as an attacker would against a real server on port 0 with SQLite on
@@ -89,8 +90,9 @@ class Attacker {
   private sent = 0;
   private steps2 = 0;
 
-  constructor(roomId: string, token: string) {
-    this.socket = rawSocket(server, roomId, `token=${token}&ack=1`);
+  /** `at`: the server (or instance) it dials; the file's embedded server by default. */
+  constructor(roomId: string, token: string, at: { readonly url: string } = server) {
+    this.socket = rawSocket(at, roomId, `token=${token}&ack=1`);
   }
 
   async open(): Promise<void> {
@@ -387,5 +389,49 @@ describe('forged CRDT writes', () => {
     expect(watch.worstMs).toBeLessThan(100);
     attacker.close();
     watcher.close();
+  });
+});
+
+/**
+ * The cases whose outcome depends on which instance holds what, on both targets: embedded, and two
+ * instances on one PostgreSQL and Redis with the attacker on instance 1 and the server writes on
+ * instance 0. The property runs above stay embedded only: the guard that judges each update is
+ * the same code on every instance, and their reload check reads the embedded store's tables.
+ */
+describe.each(Object.values(TargetKind))('forged CRDT writes across instances (%s)', (kind) => {
+  let t: SyncTarget;
+  beforeAll(async () => {
+    t = await startTarget(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("refuses the client ID another instance writes the room with, to every role, while it lives", async () => {
+    const room = await createRoom(t);
+    // The dump is ingested through the attacker's instance: instance 0's server ID then writes
+    // nothing but an annotation, a key an annotator may write too.
+    await addDocument(t.at(1), room.id, room.tokens.owner, 'dump', DUMP);
+    const attacker = new Attacker(room.id, room.tokens.annotator, t.at(1));
+    const owner = new Attacker(room.id, room.tokens.owner, t.at(1));
+    await Promise.all([attacker.open(), owner.open()]);
+    const docId = (await (await fetch(`${t.url}/api/rooms/${room.id}?token=${room.tokens.owner}`)).json() as { documents: { id: string }[] }).documents[0]!.id;
+    const res = await fetch(`${t.at(0).url}/api/rooms/${room.id}/annotations`, {
+      method: 'POST', headers: { authorization: `Bearer ${room.tokens.annotator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docId, from: 0, to: 8, kind: 'note', body: 'by the server' }),
+    });
+    expect(res.status).toBe(201);
+    await waitFor(() => (catalog(attacker.current()).get(RoomKey.annotations) ?? []).length > 0, 'the server-written annotation');
+    const serverId = (catalog(attacker.mirror).get(RoomKey.annotations) ?? [])[0]!.id.client;
+    // The premise: embedded, one server ID wrote both; scaled, another instance's ID wrote the annotation alone.
+    const ingestId = (catalog(attacker.mirror).get(RoomKey.documents) ?? [])[0]!.id.client;
+    expect(serverId === ingestId).toBe(kind === TargetKind.embedded);
+    for (const who of [attacker, owner]) {
+      const state = Y.getState(who.current().store, serverId);
+      const forged = writeUpdate([{ kind: StructKind.item, id: { client: serverId, clock: state }, parent: RoomKey.annotations, parentSub: 'z', content: [true] }]);
+      expect(await who.send(forged)).toBe('client-taken');
+    }
+    attacker.close();
+    owner.close();
   });
 });
