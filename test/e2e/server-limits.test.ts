@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnnotation, readAnnotations } from '@seam/shared/model';
 import { CloseCode, MessageType } from '@seam/shared/protocol';
 import { connectClient, createRoom, note, rawSocket, startTestServer, waitFor, type CreatedRoom, type TestClient, type TestServer } from '../helpers';
+import { startTarget, TargetKind, type SyncTarget } from '../helpers/scale/target';
 
 function frame(type: number, ...parts: (number | Uint8Array)[]): Uint8Array {
   const e = encoding.createEncoder();
@@ -51,26 +52,31 @@ const MALFORMED: [string, Uint8Array | string][] = [
   ['a text frame', 'hello'],
 ];
 
-let s: TestServer;
-let room: CreatedRoom;
-let writer: TestClient;
-let reader: TestClient;
-beforeAll(async () => {
-  s = await startTestServer();
-  room = await createRoom(s);
-  writer = connectClient(s, room.id, room.tokens.annotator);
-  reader = connectClient(s, room.id, room.tokens.viewer);
-  await Promise.all([writer.synced(), reader.synced()]);
-});
-afterAll(async () => {
-  writer.destroy();
-  reader.destroy();
-  await s.close();
-});
+/**
+ * On both targets: in scaled mode the hostile socket and the reader are on instance 1 and the
+ * writer on instance 0, so a malformed frame closes its own socket only, and the room keeps
+ * syncing across instances through the instance that refused it.
+ */
+describe.each(Object.values(TargetKind))('malformed frames (%s)', (kind) => {
+  let t: SyncTarget;
+  let room: CreatedRoom;
+  let writer: TestClient;
+  let reader: TestClient;
+  beforeAll(async () => {
+    t = await startTarget(kind);
+    room = await createRoom(t);
+    writer = connectClient(t.at(0), room.id, room.tokens.annotator);
+    reader = connectClient(t.at(1), room.id, room.tokens.viewer);
+    await Promise.all([writer.synced(), reader.synced()]);
+  });
+  afterAll(async () => {
+    writer?.destroy();
+    reader?.destroy();
+    await t?.close();
+  });
 
-describe('malformed frames', () => {
   it.each(MALFORMED)('closes only the socket that sent %s', async (what, bytes) => {
-    const raw = rawSocket(s, room.id, `token=${room.tokens.annotator}`);
+    const raw = rawSocket(t.at(1), room.id, `token=${room.tokens.annotator}`);
     await raw.opened();
     raw.ws.send(bytes);
     expect((await raw.closed).code).toBe(CloseCode.malformedMessage);
@@ -80,14 +86,14 @@ describe('malformed frames', () => {
   });
 
   it('closes a 64 MiB frame with 1009 and keeps serving', async () => {
-    const raw = rawSocket(s, room.id, `token=${room.tokens.annotator}`);
+    const raw = rawSocket(t.at(1), room.id, `token=${room.tokens.annotator}`);
     await raw.opened();
     raw.ws.send(new Uint8Array(64 * 1024 * 1024));
     expect((await raw.closed).code).toBe(CloseCode.messageTooBig);
     addAnnotation(writer.doc, note('after the big frame'));
     await waitFor(() => readAnnotations(reader.doc).some((a) => a.id === 'after the big frame'), 'the room to keep syncing');
-    const other = await createRoom(s);
-    const c = connectClient(s, other.id, other.tokens.owner);
+    const other = await createRoom(t);
+    const c = connectClient(t.at(1), other.id, other.tokens.owner);
     await c.synced();
     c.destroy();
   });
