@@ -6,6 +6,7 @@ import { readAnnotations, RoomKey } from '@seam/shared/model';
 import { readHistoryLine, type DrillClassView, type DrillEntry, type DrillMineView, type HistoryLine, type LabResults } from '@seam/shared/teaching';
 import { SharedInvitations } from '../../server/src/auth/invitations';
 import { openPostgresStore, type PostgresStore } from '../../server/src/store/postgres';
+import { RedisDrillSignal } from '../../server/src/teaching/drill-signal';
 import { addDocument, connectClient, waitFor, type CreatedRoom } from '../helpers';
 import { startCluster, type TestCluster } from '../helpers/scale/cluster';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
@@ -203,5 +204,55 @@ describe('scaled mode teaching', () => {
     expect(await invitations.revoke(twice.id)).toBe(true);
     const revoked = await call(1, 'POST', '/api/rooms', twice.secret, { title: 'revoked' });
     expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('invitation_revoked');
+  });
+});
+
+describe('drill signal over Redis', () => {
+  it('reaches the watchers of a drill on another instance only, stops when unwatched, and has every watched drill read again after Redis restarts', async () => {
+    const own = await startRedis();
+    const errors: Error[] = [];
+    const [a, b] = await Promise.all([RedisDrillSignal.connect(own.url, (e) => errors.push(e)), RedisDrillSignal.connect(own.url, (e) => errors.push(e))]);
+    try {
+      let d1 = 0;
+      let d2 = 0;
+      const unwatch = a.watch('d1', () => d1++);
+      a.watch('d2', () => d2++);
+      // Published until seen: the subscription is made in the background.
+      await waitFor(() => {
+        b.changed('d1');
+        return d1 > 0;
+      }, 'a change on instance b to reach the watcher of d1 on instance a');
+      expect(d2).toBe(0);
+      // On the publishing instance the change is heard at once, not again from Redis.
+      let local = 0;
+      b.watch('d3', () => local++);
+      b.changed('d3');
+      expect(local).toBe(1);
+
+      unwatch();
+      const seen = d1;
+      b.changed('d1');
+      // Published after d1 on the same connection, so heard after it would have been.
+      await waitFor(() => {
+        b.changed('d2');
+        return d2 > 0;
+      }, 'd2, still watched, to hear instance b');
+      expect(d1).toBe(seen);
+
+      // Redis lost and back: what was published meanwhile is gone, so every watched drill is read again.
+      const before = d2;
+      await own.kill();
+      await own.start();
+      await waitFor(() => d2 > before, 'd2 to be read again once the subscriber is back');
+      const after = d2;
+      await waitFor(() => {
+        b.changed('d2');
+        return d2 > after;
+      }, 'd2 to hear instance b again after the restart');
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await own.close();
+    }
   });
 });
