@@ -214,4 +214,19 @@ describe('drills refuse bad input and change nothing', () => {
     expect((await answer(drill, 'q2', '[1] x [0]', 'person-key-00000007')).status).toBe(200);
     expect((await classView(drill)).people).toHaveLength(500);
   });
+
+  it('takes answers from at most 500 people when they all answer at once', async () => {
+    const drill = await start();
+    const keys = Array.from({ length: 510 }, (_, i) => `burst-key-${String(i).padStart(8, '0')}`);
+    const statuses = (await Promise.all(keys.map((k) => answer(drill, 'q1', 'x', k)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(500);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(10);
+    expect((await classView(drill)).people).toHaveLength(500);
+  });
+
+  it('holds at most 50 drills when many are started at once', async () => {
+    const res = await Promise.all(Array.from({ length: 55 }, (_, i) => t.call('POST', base(), { token: room.tokens.owner, json: { docId, seed: i, count: 1 } })));
+    expect(res.filter((r) => r.status === 201)).toHaveLength(50);
+    expect(res.filter((r) => r.status === 409)).toHaveLength(5);
+  });
 });

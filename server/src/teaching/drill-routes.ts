@@ -19,6 +19,24 @@ import { classViewOf, entryOf, mineViewOf } from './drill-view';
 /** How often an idle event stream says it is alive, so that proxies keep it open. */
 const PING_MS = 20_000;
 
+/**
+ * Runs each call's `fn` after every earlier call with the same key has settled, so that this
+ * instance's quota checks and the writes they allow (one drill's answers, one room's new drills)
+ * do not interleave across the store's awaits.
+ */
+function oneAtATime(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return (key, fn) => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
+
 /** The person an answer key stands for: its hash, so the key itself is never stored. */
 const personOf = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 32);
 
@@ -35,6 +53,7 @@ export function drillRoutes(deps: AppDeps): Hono {
   const drills = deps.scaled?.shared.drills ?? sqliteTeaching(deps.store).drills;
   const hub = deps.drillSignal ?? new DrillHub();
   const role = (c: Context, roomId: string, roles: readonly Role[]) => authorize(c, deps, roomId, roles);
+  const inOrder = oneAtATime();
   const app = new Hono();
   const limit = limitBody(deps.config.limits.requestBytes, 'request body too large');
   app.use('/:id/drills', limit);
@@ -72,9 +91,11 @@ export function drillRoutes(deps: AppDeps): Hono {
     if (items.length === 0) throw badRequest('this document has no dot, fusion or sized value to ask about');
     // Checked again after the text was read: another drill may have been started meanwhile.
     await role(c, roomId, [Role.owner]);
-    if ((await drills.countInRoom(roomId)) >= MAX_DRILLS_PER_ROOM) throw new ApiError(ErrorCode.quotaExceeded, `a room holds at most ${MAX_DRILLS_PER_ROOM} drills`);
     const drill: StoredDrill = { id: newId(), roomId, docId: meta.id, items, createdAt: Date.now(), revealedAt: null };
-    await drills.create(drill);
+    await inOrder(roomId, async () => {
+      if ((await drills.countInRoom(roomId)) >= MAX_DRILLS_PER_ROOM) throw new ApiError(ErrorCode.quotaExceeded, `a room holds at most ${MAX_DRILLS_PER_ROOM} drills`);
+      await drills.create(drill);
+    });
     await publish(drill);
     return c.json(entryOf(drill, []), 201);
   });
@@ -88,11 +109,13 @@ export function drillRoutes(deps: AppDeps): Hono {
     const item = drill.items.find((i) => i.question.id === body.questionId);
     if (!item) throw badRequest(`questionId: the drill has no question ${body.questionId}`);
     const person = personOf(body.key);
-    if (!(await drills.hasPerson(drill.id, person)) && (await drills.people(drill.id)) >= MAX_DRILL_PEOPLE) {
-      throw new ApiError(ErrorCode.quotaExceeded, `a drill takes answers from at most ${MAX_DRILL_PEOPLE} people`);
-    }
     const verdict = checkAnswer(item.expected, body.answer);
-    await drills.answer(drill.id, { person, name: body.name, questionId: item.question.id, answer: body.answer, correct: verdict.correct, answeredAt: Date.now() });
+    await inOrder(drill.id, async () => {
+      if (!(await drills.hasPerson(drill.id, person)) && (await drills.people(drill.id)) >= MAX_DRILL_PEOPLE) {
+        throw new ApiError(ErrorCode.quotaExceeded, `a drill takes answers from at most ${MAX_DRILL_PEOPLE} people`);
+      }
+      await drills.answer(drill.id, { person, name: body.name, questionId: item.question.id, answer: body.answer, correct: verdict.correct, answeredAt: Date.now() });
+    });
     hub.changed(drill.id);
     // The verdict is not said here: a person learns it when the owner reveals.
     return c.json({ drillId: drill.id, questionId: item.question.id, received: true });
