@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as Y from 'yjs';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
 import { addDocument, connectClient, createRoom, listAnnotations, startTestServer, waitFor, type TestClient, type TestServer } from '../helpers';
+import { startTarget, TargetKind, type SyncTarget } from '../helpers/scale/target';
 
 const author = { id: 'u1', name: 'Ada', color: '#123456' };
 const note = (id: string, docId = 'd', body = 'note'): Annotation => ({
@@ -154,5 +155,37 @@ describe('room server sync', () => {
     await b.synced();
     expect(ids(b)).toEqual(['before-unload']);
     expect(await loadedRooms()).toBe(1);
+  });
+});
+
+/**
+ * Presence on both targets. In scaled mode the room is loaded on instance 1 only when the joiner
+ * arrives there, after the present client set its state on instance 0: the joiner can have that
+ * state only by asking the other holders on load, since the present client's next renewal (which
+ * would carry it anyway) has not happened, as its unchanged clock shows.
+ */
+describe.each(Object.values(TargetKind))('presence (%s)', (kind) => {
+  let t: SyncTarget;
+  beforeAll(async () => {
+    t = await startTarget(kind);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("shows a joiner everyone's presence at once, including that of people on other instances", async () => {
+    const room = await createRoom(t);
+    const present = client(t.at(0), room.id, room.tokens.annotator);
+    const witness = client(t.at(0), room.id, room.tokens.viewer);
+    await Promise.all([present.synced(), witness.synced()]);
+    present.provider.awareness.setLocalStateField('user', { name: 'Here first' });
+    const clock = present.provider.awareness.meta.get(present.doc.clientID)!.clock;
+    await waitFor(() => witness.provider.awareness.meta.get(present.doc.clientID)?.clock === clock, 'the presence to reach its instance');
+    const joiner = client(t.at(1), room.id, room.tokens.viewer);
+    await joiner.synced();
+    await waitFor(() => joiner.provider.awareness.getStates().has(present.doc.clientID), "the present client's state at the joiner");
+    expect(joiner.provider.awareness.getStates().get(present.doc.clientID)).toEqual({ user: { name: 'Here first' } });
+    expect(joiner.provider.awareness.meta.get(present.doc.clientID)?.clock).toBe(clock);
+    expect(present.provider.awareness.meta.get(present.doc.clientID)?.clock).toBe(clock);
   });
 });
