@@ -162,12 +162,12 @@ describe('two capture services on one database', () => {
     const job = await b.request(room.id, tiny, 'owner');
     await waitFor(() => jobOf(onA.socket, job.id) !== undefined, 'the job offered to the runner on the other instance');
 
-    // The runner on A goes silent (no heartbeat): the lease expires and a sweep requeues it.
+    // The runner on A goes silent (no heartbeat): the lease expires and a sweep (by any instance
+    // on the database, the cluster's included) requeues it.
     const onB = await runner(b, 'hand-b');
     await waitFor(() => jobOf(onB.socket, job.id) !== undefined, 'the job swept back and leased to the runner on B');
     const running = await shared.jobs.get(job.id);
     expect(running).toMatchObject({ status: 'running', attempt: 2, runnerName: 'hand-b' });
-    expect(published.some((e) => e.id === job.id && e.status === 'queued' && /stopped responding/.test(e.phase ?? ''))).toBe(true);
 
     // A's runner's late result is refused; B's is applied on A, where the capture was not asked.
     const body = { ok: true as const, provenance: { runner: 'hand-a' }, artifacts: [{ name: 'jaxpr', kind: 'jaxpr' as const, title: 'f: jaxpr', text: '{ lambda ; . let  in (1,) }' }] };
