@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentMeta, ImportResult } from '@seam/shared/model';
 import { createRoom, waitFor, type CreatedRoom } from '../helpers';
+import { openPool } from '../../server/src/store/postgres/pool';
+import { postgresStaging } from '../../server/src/store/postgres/staging';
 import { startCluster, type TestCluster } from '../helpers/scale/cluster';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
 import { startRedis, type TestRedis } from '../helpers/scale/redis';
@@ -167,5 +170,32 @@ describe('scaled mode: imports on three instances', () => {
     // Staged whole once PostgreSQL is back.
     expect(await put(2, room, sha(body), new Uint8Array(body))).toMatchObject({ status: 201 });
     expect(await where(0, room, sha(body))).toBe('staged');
+  });
+
+  it('expires a staged blob SEAM_STAGED_S after it was last staged, for every instance, and staging it again renews it', async () => {
+    const pool = openPool(databaseUrl, 2);
+    const clock = { t: 1_000_000 };
+    const limits = { stagedBytes: STAGED_BYTES, stagedSeconds: 60 };
+    // Two instances' views of the shared staging, on one clock.
+    const [a, b] = [postgresStaging(pool, limits, () => clock.t), postgresStaging(pool, limits, () => clock.t)];
+    try {
+      const bound = { maxBytes: MIB, tooLarge: 'too large' };
+      const body = Buffer.from('a staged file\n');
+      const staged = await a.put('expiring-room', Readable.from([body]), bound, sha(body));
+      expect(await b.size('expiring-room', staged.sha256)).toBe(body.length);
+      clock.t += 59_000;
+      await b.put('expiring-room', Readable.from([body]), bound);
+      clock.t += 59_000;
+      expect(await a.size('expiring-room', staged.sha256)).toBe(body.length);
+      clock.t += 2_000;
+      expect(await a.size('expiring-room', staged.sha256)).toBeUndefined();
+      expect(await b.size('expiring-room', staged.sha256)).toBeUndefined();
+      // The next put sweeps it: no rows of the expired blob are left.
+      await b.put('expiring-room', Readable.from([Buffer.from('another')]), bound);
+      const left = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM staged_uploads WHERE room_id = $1 AND sha256 = $2', ['expiring-room', staged.sha256]);
+      expect(left.rows[0]!.n).toBe(0);
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -62,11 +62,11 @@ function textOf(bytes: Uint8Array): { text: string } | { reason: string } {
  *   `importFileBytes`, every blob there: else `unsafe_path`, `too_many_files`, `too_large`,
  *   `missing_blob`), and the room's document quota for everything it would add;
  * - the files are planned by name (`planImport`: module groups, pass dumps, skipped binaries);
- *   a file the room holds already (same path, same bytes) is counted `unchanged` and not added
+ *   a file the room holds already (same path, same bytes; for a gzipped trace, the same file) is counted `unchanged` and not added
  *   again; a text is indexed and its blob stored as it goes (content-addressed, so a failed
  *   import leaves blobs no document refers to); a trace goes through the trace ingest;
- * - then every new document is listed in one transaction (the quota checked again inside it) and
- *   announced in the room in one Yjs transaction. When anything fails, the traces this import
+ * - then every new document is listed in one transaction (the quota checked again just before
+ *   it, and in embedded mode inside it) and announced in the room in one Yjs transaction. When anything fails, the traces this import
  *   stored are taken out again and nothing else is listed.
  * The staged blobs it used are removed after it succeeds.
  */

@@ -12,6 +12,8 @@ const INT8 = 20;
  */
 export function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  // A socket error (`EPIPE`, `ECONNRESET`: PostgreSQL went away mid-statement) has a code of five capitals too.
+  if ((err as { syscall?: unknown }).syscall !== undefined) return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return /^(08|53|57|58)/.test(code);
   return true;
