@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openAs, type Person } from '../helpers/browser';
+import { useWebRig } from '../helpers/web-rig';
+import { addDocument, createRoom } from '../helpers/server';
 import { lineOf, openDocument } from './ir-kit';
 import { archive, postImport, TYPES } from './import-kit';
 
@@ -24,33 +24,26 @@ const shardedDump = (folder: string, name: string) => [
 /** A custom call whose target is markup: the catalogue shows it as text. */
 const HOSTILE = 'HloModule hostile\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] custom-call(p), custom_call_target="<b>bold</b>|x"\n}\n';
 
-let server: TestServer;
-let browser: Browser;
+const rig = useWebRig();
 let ada: Person;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  const room = await createRoom(server, 'Catalogue');
-  await addDocument(server, room.id, room.tokens.owner, 'train.hlo-opt', TRAIN);
-  await addDocument(server, room.id, room.tokens.owner, 'mlp_remat.hlo-opt', REMAT);
-  await addDocument(server, room.id, room.tokens.owner, 'mlp.hlo-opt', PLAIN);
-  await addDocument(server, room.id, room.tokens.owner, 'hostile.hlo', HOSTILE);
-  await addDocument(server, room.id, room.tokens.owner, 'notes.txt', 'plain words, no program');
+  const room = await createRoom(rig.server, 'Catalogue');
+  await addDocument(rig.server, room.id, room.tokens.owner, 'train.hlo-opt', TRAIN);
+  await addDocument(rig.server, room.id, room.tokens.owner, 'mlp_remat.hlo-opt', REMAT);
+  await addDocument(rig.server, room.id, room.tokens.owner, 'mlp.hlo-opt', PLAIN);
+  await addDocument(rig.server, room.id, room.tokens.owner, 'hostile.hlo', HOSTILE);
+  await addDocument(rig.server, room.id, room.tokens.owner, 'notes.txt', 'plain words, no program');
   const tar = archive('tar', DUMP.map((name) => ({ name, data: read(`xla-dump/mlp/${name}`) })));
-  const imported = await postImport(server, room, tar, TYPES.tar, room.tokens.owner);
+  const imported = await postImport(rig.server, room, tar, TYPES.tar, room.tokens.owner);
   if (imported.status !== 201 && imported.status !== 200) throw new Error(`import answered ${imported.status}`);
   // One import per dump folder, as each run of the program writes its own.
   for (const [folder, name] of [['plain', 'sharded'], ['constrained', 'sharded_constraint']] as const) {
-    const sharded = await postImport(server, room, archive('tar', shardedDump(folder, name)), TYPES.tar, room.tokens.owner);
+    const sharded = await postImport(rig.server, room, archive('tar', shardedDump(folder, name)), TYPES.tar, room.tokens.owner);
     if (sharded.status !== 201 && sharded.status !== 200) throw new Error(`import answered ${sharded.status}`);
   }
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  ada = await openAs(rig.browser, room.links.owner, 'Ada', errors);
 });
 
 describe('the operator catalogue', () => {

@@ -1,28 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openAs, type Person } from '../helpers/browser';
+import { useWebRig } from '../helpers/web-rig';
+import { addDocument, createRoom } from '../helpers/server';
 import { fixture, openDocument } from './ir-kit';
 
 const HLO = fixture('attention', 'hlo-opt.txt');
 /** The optimized attention HLO repeated until it is far taller than the viewport. */
 const LONG = Array.from({ length: 40 }, () => HLO).join('\n');
 
-let server: TestServer;
-let browser: Browser;
+const rig = useWebRig();
 let ada: Person;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  const room = await createRoom(server, 'Highlighting');
-  await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', LONG);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  const room = await createRoom(rig.server, 'Highlighting');
+  await addDocument(rig.server, room.id, room.tokens.owner, 'attention.hlo-opt', LONG);
+  ada = await openAs(rig.browser, room.links.owner, 'Ada', errors);
 });
 
 /** In the page: the text of every painted token in the drawn lines, by highlight group. */
@@ -80,10 +73,10 @@ describe('IR highlighting', () => {
   });
 
   it('paints a dump that is drawn once and never redrawn (the first document a newcomer opens)', async () => {
-    const room = await createRoom(server, 'Painted at once');
-    await addDocument(server, room.id, room.tokens.owner, 'attention.jaxpr', fixture('attention', 'jaxpr.txt'));
-    await addDocument(server, room.id, room.tokens.owner, 'attention.hlo-opt', HLO);
-    const cy = await openAs(browser, room.links.viewer, 'Cy', errors);
+    const room = await createRoom(rig.server, 'Painted at once');
+    await addDocument(rig.server, room.id, room.tokens.owner, 'attention.jaxpr', fixture('attention', 'jaxpr.txt'));
+    await addDocument(rig.server, room.id, room.tokens.owner, 'attention.hlo-opt', HLO);
+    const cy = await openAs(rig.browser, room.links.viewer, 'Cy', errors);
     await cy.page.locator('.cm-line', { hasText: 'lambda' }).first().waitFor();
     await expect.poll(async () => ((await cy.page.evaluate(PAINTED)) as Record<string, string[]>)['ir-type'] ?? []).toContain('bf16[8192,128]');
     await cy.context.close();

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
-import { addDocument, createRoom, type TestServer } from '../helpers/server';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openAs, type Person } from '../helpers/browser';
+import { useWebRig } from '../helpers/web-rig';
+import { addDocument, createRoom } from '../helpers/server';
 import { openDocument } from './ir-kit';
 
 /** The MLP compiled by XLA:CPU with `--xla_dump_to` (test/fixtures/xla-dump/README.md). */
@@ -12,22 +12,15 @@ const BA_TITLE = 'module_0000.jit_mlp.cpu_after_optimizations-buffer-assignment.
 const HLO = file('cpu_after_optimizations.txt');
 const BA = file('cpu_after_optimizations-buffer-assignment.txt');
 
-let server: TestServer;
-let browser: Browser;
+const rig = useWebRig();
 let ada: Person;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
-  const room = await createRoom(server, 'MLP: XLA’s plan');
-  await addDocument(server, room.id, room.tokens.owner, HLO_TITLE, HLO);
-  await addDocument(server, room.id, room.tokens.owner, BA_TITLE, BA);
-  ada = await openAs(browser, room.links.owner, 'Ada', errors);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  const room = await createRoom(rig.server, 'MLP: XLA’s plan');
+  await addDocument(rig.server, room.id, room.tokens.owner, HLO_TITLE, HLO);
+  await addDocument(rig.server, room.id, room.tokens.owner, BA_TITLE, BA);
+  ada = await openAs(rig.browser, room.links.owner, 'Ada', errors);
 });
 
 describe('XLA’s buffer assignment beside the optimized HLO', () => {
@@ -64,9 +57,9 @@ describe('XLA’s buffer assignment beside the optimized HLO', () => {
   });
 
   it('shows a buffer assignment’s own text as text, never as markup', async () => {
-    const room = await createRoom(server, 'hostile plan');
-    await addDocument(server, room.id, room.tokens.owner, 'evil buffer-assignment', 'BufferAssignment:\nallocation 0: size 4, constant:\n value: <1 <img src=x onerror="window.pwned=1"> @0> (size=4,offset=0): f32[]\n');
-    const eve = await openAs(browser, room.links.viewer, 'Eve', errors);
+    const room = await createRoom(rig.server, 'hostile plan');
+    await addDocument(rig.server, room.id, room.tokens.owner, 'evil buffer-assignment', 'BufferAssignment:\nallocation 0: size 4, constant:\n value: <1 <img src=x onerror="window.pwned=1"> @0> (size=4,offset=0): f32[]\n');
+    const eve = await openAs(rig.browser, room.links.viewer, 'Eve', errors);
     const view = eve.page.getByRole('region', { name: 'Buffer assignment' });
     await view.getByRole('list', { name: 'Problems' }).waitFor();
     expect(await view.textContent()).toContain('expected ` value: <id name> (size=S,offset=O): shape`');
@@ -77,10 +70,10 @@ describe('XLA’s buffer assignment beside the optimized HLO', () => {
 
 describe('a Pallas TPU kernel in optimized HLO', () => {
   it('lists the tpu_custom_call as a kernel with its name, and ranks its output read back by a fusion as a spill', async () => {
-    const room = await createRoom(server, 'Pallas matmul');
+    const room = await createRoom(rig.server, 'Pallas matmul');
     const text = readFileSync(new URL('../fixtures/xla-dump/tpu/pallas-matmul.hlo', import.meta.url), 'utf8');
-    await addDocument(server, room.id, room.tokens.owner, 'pallas-matmul.hlo', text);
-    const cy = await openAs(browser, room.links.viewer, 'Cy', errors);
+    await addDocument(rig.server, room.id, room.tokens.owner, 'pallas-matmul.hlo', text);
+    const cy = await openAs(rig.browser, room.links.viewer, 'Cy', errors);
     await cy.page.locator('.cm-line', { hasText: 'HloModule jit_func' }).first().waitFor();
     await cy.page.getByRole('tab', { name: 'Spills' }).click();
     const panel = cy.page.getByRole('region', { name: 'Spills' });
@@ -97,13 +90,13 @@ describe('a Pallas TPU kernel in optimized HLO', () => {
 
 describe('a dump folder compiled with --xla_dump_hlo_pass_re=.*', () => {
   it('lists the module’s passes in order, names where the fusion formed, opens that pass, and joins the peak from the live ranges', async () => {
-    const room = await createRoom(server, 'MLP passes');
+    const room = await createRoom(rig.server, 'MLP passes');
     const dir = new URL('../fixtures/xla-dump/mlp-passes/', import.meta.url);
     const form = new FormData();
     for (const name of readdirSync(dir)) form.append('file', new Blob([readFileSync(new URL(name, dir))]), `mlp-passes/${name}`);
-    const res = await fetch(`${server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
+    const res = await fetch(`${rig.server.url}/api/rooms/${room.id}/imports`, { method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}` }, body: form });
     expect(res.status).toBe(201);
-    const bo = await openAs(browser, room.links.owner, 'Bo', errors);
+    const bo = await openAs(rig.browser, room.links.owner, 'Bo', errors);
     await openDocument(bo.page, 'after optimizations (cpu)', 'HloModule jit_mlp');
     const passes = bo.page.getByRole('region', { name: 'Pass sequence' });
     const rows = passes.getByRole('list', { name: 'Passes in order' }).getByRole('listitem');
