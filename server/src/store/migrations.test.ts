@@ -97,4 +97,20 @@ describe('documents provenance migration', () => {
       store.close();
     }
   });
+
+  it('adds the imported file sha to an old data directory, and tells a file by its own sha as well as the document\'s', () => {
+    oldDataDir();
+    const store = openStore(dir, SyncMode.normal);
+    try {
+      expect(store.db.prepare("SELECT count(*) AS n FROM pragma_table_info('documents') WHERE name = 'file_sha256'").get()).toEqual({ n: 1 });
+      expect(store.documents.hasFile('a', 'p/t.json.gz', 'gz')).toBe(false);
+      store.documents.addAll('a', [{ meta: { id: 't', title: 't.json.gz', kind: 'trace', bytes: 1, sha256: 'h', createdAt: 6 } }]);
+      store.documents.setPath('a', 't', 'p/t.json.gz', 'gz');
+      expect(store.documents.hasFile('a', 'p/t.json.gz', 'gz')).toBe(true);
+      expect(store.documents.hasFile('a', 'p/t.json.gz', 'h')).toBe(true);
+      expect(store.documents.hasFile('a', 'p/other.json.gz', 'gz')).toBe(false);
+    } finally {
+      store.close();
+    }
+  });
 });
