@@ -23,9 +23,13 @@ export class RoomCreationQuota {
     this.serverWide = new TokenBucket(limits.roomsPerHour / 3600, limits.roomsPerHour, now);
   }
 
-  /** Takes one room creation for `address`; throws `rate_limited` or `quota_exceeded` when none is left. */
-  take(address: string): void {
-    if (this.roomCount() >= this.limits.maxRooms) throw new ApiError(ErrorCode.quotaExceeded, `this server holds its limit of ${this.limits.maxRooms} rooms`);
+  /**
+   * Takes one room creation for `address`; throws `rate_limited` or `quota_exceeded` when none is
+   * left. `rooms`: the rooms stored now, when the caller has read them (scaled mode: the shared
+   * directory's count, read before); by default the count given to the constructor.
+   */
+  take(address: string, rooms: number = this.roomCount()): void {
+    if (rooms >= this.limits.maxRooms) throw new ApiError(ErrorCode.quotaExceeded, `this server holds its limit of ${this.limits.maxRooms} rooms`);
     if (!this.perAddress.take(address)) throw new ApiError(ErrorCode.rateLimited, 'too many rooms created from this address; try again in a minute');
     if (!this.serverWide.take()) throw new ApiError(ErrorCode.rateLimited, `this server has created its ${this.limits.roomsPerHour} rooms for the hour; try again later`);
   }

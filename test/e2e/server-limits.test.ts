@@ -52,18 +52,22 @@ const MALFORMED: [string, Uint8Array | string][] = [
   ['a text frame', 'hello'],
 ];
 
+/** The rooms a target of the suite below may hold: the malformed-frame cases create two. */
+const MAX_ROOMS = 4;
+
 /**
  * On both targets: in scaled mode the hostile socket and the reader are on instance 1 and the
  * writer on instance 0, so a malformed frame closes its own socket only, and the room keeps
- * syncing across instances through the instance that refused it.
+ * syncing across instances through the instance that refused it; and `SEAM_MAX_ROOMS` counts the
+ * rooms of every instance. One target per kind for the file, so the room bound is checked last.
  */
-describe.each(Object.values(TargetKind))('malformed frames (%s)', (kind) => {
+describe.each(Object.values(TargetKind))('malformed frames and the room bound (%s)', (kind) => {
   let t: SyncTarget;
   let room: CreatedRoom;
   let writer: TestClient;
   let reader: TestClient;
   beforeAll(async () => {
-    t = await startTarget(kind);
+    t = await startTarget(kind, { SEAM_MAX_ROOMS: String(MAX_ROOMS) });
     room = await createRoom(t);
     writer = connectClient(t.at(0), room.id, room.tokens.annotator);
     reader = connectClient(t.at(1), room.id, room.tokens.viewer);
@@ -96,6 +100,25 @@ describe.each(Object.values(TargetKind))('malformed frames (%s)', (kind) => {
     const c = connectClient(t.at(1), other.id, other.tokens.owner);
     await c.synced();
     c.destroy();
+  });
+
+  it('refuses a room past SEAM_MAX_ROOMS counting the rooms created through every instance', async () => {
+    const create = (at: { url: string }) => fetch(`${at.url}/api/rooms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'one more' }) });
+    let created = 0;
+    for (;;) {
+      const res = await create(t.at(0));
+      if (res.status !== 201) {
+        expect(res.status).toBe(409);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('quota_exceeded');
+        break;
+      }
+      created += 1;
+      expect(created).toBeLessThanOrEqual(MAX_ROOMS);
+    }
+    expect(created).toBeGreaterThan(0);
+    const elsewhere = await create(t.at(1));
+    expect(elsewhere.status).toBe(409);
+    expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('quota_exceeded');
   });
 });
 

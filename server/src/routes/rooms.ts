@@ -33,9 +33,10 @@ export function roomRoutes(deps: AppDeps): Hono {
   app.post('/', async (c, next) => {
     await requireRoomCreator(c, config, invitations, 'check');
     await next();
-  }, (c, next) => {
-    creations.take(clientAddress(c));
-    return next();
+  }, async (c, next) => {
+    // Scaled mode: the rooms of every instance, as the shared directory holds them.
+    creations.take(clientAddress(c), directory ? await directory.count() : undefined);
+    await next();
   }, limit, validate('json', CreateRoomBody), async (c) => {
     const { title } = c.req.valid('json');
     const id = newId();
