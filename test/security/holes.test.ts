@@ -11,6 +11,7 @@ import type { Annotation, CaptureEntry, RoomExport } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
 import { openDatabase, RunnerTokens, runTokenCli, startServer, SyncMode, type RunningServer } from '@seam/server';
 import { addDocument, connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
+import { startTarget, TargetKind, type SyncTarget } from '../helpers/scale/target';
 
 /**
  * The smaller holes of a server on a network, tried as an attacker would against a real server on
@@ -41,28 +42,34 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** `fetch` against the server with a room token as Bearer. */
-function call(method: string, path: string, token?: string, body?: unknown, type = 'application/json'): Promise<Response> {
+/** `fetch` against the server at `at` with a room token as Bearer. */
+function callOn(at: { readonly url: string }, method: string, path: string, token?: string, body?: unknown, type = 'application/json'): Promise<Response> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = type;
-  return fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : type === 'application/json' ? JSON.stringify(body) : String(body) });
+  return fetch(`${at.url}${path}`, { method, headers, body: body === undefined ? undefined : type === 'application/json' ? JSON.stringify(body) : String(body) });
 }
+
+/** `callOn` the file's server. */
+const call = (...args: Parameters<typeof callOn> extends [unknown, ...infer R] ? R : never) => callOn(server, ...args);
 
 async function errorCode(res: Response): Promise<string> {
   return ((await res.json()) as { error: { code: string } }).error.code;
 }
 
-/** Sets room settings as the owner does, through the room document, and waits until the server holds them. */
-async function setSettings(room: CreatedRoom, settings: Record<string, boolean>): Promise<void> {
-  const owner = connectClient(server, room.id, room.tokens.owner);
+/**
+ * Sets room settings as the owner does, through the room document on `at`, and waits until the
+ * server at `seenAt` (by default the same) holds them.
+ */
+async function setSettings(room: CreatedRoom, settings: Record<string, boolean>, at: { readonly url: string } = server, seenAt = at): Promise<void> {
+  const owner = connectClient(at, room.id, room.tokens.owner);
   try {
     await owner.synced();
     owner.doc.transact(() => {
       for (const [k, v] of Object.entries(settings)) owner.doc.getMap('settings').set(k, v);
     });
     await waitFor(async () => {
-      const info = (await (await call('GET', `/api/rooms/${room.id}`, room.tokens.viewer)).json()) as { settings?: Record<string, unknown> };
+      const info = (await (await callOn(seenAt, 'GET', `/api/rooms/${room.id}`, room.tokens.viewer)).json()) as { settings?: Record<string, unknown> };
       return Object.entries(settings).every(([k, v]) => info.settings?.[k] === v);
     }, 'the server to hold the settings');
   } finally {
@@ -70,18 +77,32 @@ async function setSettings(room: CreatedRoom, settings: Record<string, boolean>)
   }
 }
 
-describe('a locked room refuses every REST write of an annotator, with one named error', () => {
+/**
+ * On both targets: in scaled mode the owner locks the room and the room's state is written through
+ * instance 0, and the annotator's writes go through instance 1, which must refuse them from the
+ * lock it learnt over the bus or the shared log.
+ */
+describe.each(Object.values(TargetKind))('a locked room refuses every REST write of an annotator, with one named error (%s)', (kind) => {
+  let t: SyncTarget;
   let room: CreatedRoom;
   let docId: string;
   let annotation: Annotation;
   let job: CaptureEntry;
 
+  /** The owner's instance, and the annotator's. */
+  const owner = () => t.at(0);
+  const annotator = () => t.at(1);
+
   beforeAll(async () => {
-    room = await createRoom(server, 'locked');
-    docId = await addDocument(server, room.id, room.tokens.owner, 'm.hlo', DUMP);
-    annotation = (await (await call('POST', `/api/rooms/${room.id}/annotations`, room.tokens.annotator, { docId, from: 0, to: 8, kind: 'note', body: 'before the lock' })).json()) as Annotation;
-    job = ((await (await call('POST', `/api/rooms/${room.id}/captures`, room.tokens.owner, CAPTURE)).json()) as { job: CaptureEntry }).job;
-    await setSettings(room, { allowAnnotatorCapture: true, locked: true });
+    t = await startTarget(kind);
+    room = await createRoom(t, 'locked');
+    docId = await addDocument(owner(), room.id, room.tokens.owner, 'm.hlo', DUMP);
+    annotation = (await (await callOn(owner(), 'POST', `/api/rooms/${room.id}/annotations`, room.tokens.annotator, { docId, from: 0, to: 8, kind: 'note', body: 'before the lock' })).json()) as Annotation;
+    job = ((await (await callOn(owner(), 'POST', `/api/rooms/${room.id}/captures`, room.tokens.owner, CAPTURE)).json()) as { job: CaptureEntry }).job;
+    await setSettings(room, { allowAnnotatorCapture: true, locked: true }, owner(), annotator());
+  });
+  afterAll(async () => {
+    await t?.close();
   });
 
   it.each([
@@ -97,21 +118,21 @@ describe('a locked room refuses every REST write of an annotator, with one named
   ])('an annotator may not %s', async (_what, method, path, body, type) => {
     const fill = (s: string) => s.replace('AID', annotation.id).replace('JOB', job.id);
     const json = typeof body === 'object' ? JSON.parse(fill(JSON.stringify(body)).replace('DOC', docId)) as unknown : body;
-    const res = await call(method, `/api/rooms/${room.id}/${fill(path)}`, room.tokens.annotator, json, type);
+    const res = await callOn(annotator(), method, `/api/rooms/${room.id}/${fill(path)}`, room.tokens.annotator, json, type);
     expect(res.status).toBe(403);
     expect(await errorCode(res)).toBe('room_locked');
   });
 
   it('left everything as it was, and the owner may still write', async () => {
-    const info = (await (await call('GET', `/api/rooms/${room.id}`, room.tokens.viewer)).json()) as { documents: unknown[] };
+    const info = (await (await callOn(owner(), 'GET', `/api/rooms/${room.id}`, room.tokens.viewer)).json()) as { documents: unknown[] };
     expect(info.documents).toHaveLength(1);
-    const listed = (await (await call('GET', `/api/rooms/${room.id}/annotations`, room.tokens.viewer)).json()) as { annotations: Annotation[] };
+    const listed = (await (await callOn(owner(), 'GET', `/api/rooms/${room.id}/annotations`, room.tokens.viewer)).json()) as { annotations: Annotation[] };
     expect(listed.annotations.map((a) => [a.id, a.body, a.resolved, a.replies.length])).toEqual([[annotation.id, 'before the lock', false, 0]]);
-    const captures = (await (await call('GET', `/api/rooms/${room.id}/captures`, room.tokens.viewer)).json()) as { jobs: CaptureEntry[] };
+    const captures = (await (await callOn(owner(), 'GET', `/api/rooms/${room.id}/captures`, room.tokens.viewer)).json()) as { jobs: CaptureEntry[] };
     expect(captures.jobs.map((j) => [j.id, j.status])).toEqual([[job.id, 'queued']]);
-    expect((await call('POST', `/api/rooms/${room.id}/documents`, room.tokens.owner, { title: 'owner', text: DUMP })).status).toBe(201);
-    expect((await call('POST', `/api/rooms/${room.id}/annotations`, room.tokens.owner, { docId, from: 0, to: 8, kind: 'note', body: 'owner' })).status).toBe(201);
-    expect((await call('DELETE', `/api/rooms/${room.id}/captures/${job.id}`, room.tokens.owner)).status).toBe(200);
+    expect((await callOn(owner(), 'POST', `/api/rooms/${room.id}/documents`, room.tokens.owner, { title: 'owner', text: DUMP })).status).toBe(201);
+    expect((await callOn(owner(), 'POST', `/api/rooms/${room.id}/annotations`, room.tokens.owner, { docId, from: 0, to: 8, kind: 'note', body: 'owner' })).status).toBe(201);
+    expect((await callOn(owner(), 'DELETE', `/api/rooms/${room.id}/captures/${job.id}`, room.tokens.owner)).status).toBe(200);
   });
 });
 
