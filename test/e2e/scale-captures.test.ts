@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CaptureRequestSchema, RoomKey, type CaptureEntry } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
 import { connectPgJobSignal } from '../../server/src/jobs/pg-job-signal';
+import { runSharedTokenCli } from '../../server/src/jobs/token-cli';
 import { CaptureService, type CaptureDocument } from '../../server/src/jobs/service';
 import { openPostgresStore } from '../../server/src/store/postgres';
 import type { SharedStore } from '../../server/src/store/shared-store';
@@ -55,8 +56,18 @@ describe('captures across instances', () => {
   });
 
   it('runs a capture asked on one instance on the runner dialing another, its dumps seen by a client of a third', async () => {
-    const token = await shared.runnerTokens.create('cpu-a');
-    const agent = await startAgent(direct(0).url, token.token, 'cpu-a');
+    // Minted in PostgreSQL by the runner-token command, as an operator of a scaled deployment does.
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(`error: ${l}`) };
+    expect(await runSharedTokenCli(['create', 'cpu-a'], {}, databaseUrl, io)).toBe(0);
+    const minted = lines.join('\n').split('\n').at(-1)!;
+    expect(minted).toMatch(/^srn_/);
+    expect(await runSharedTokenCli(['create', 'local'], {}, databaseUrl, io)).toBe(2);
+    expect(await runSharedTokenCli(['revoke', 'rt_nope'], {}, databaseUrl, io)).toBe(1);
+    expect(await runSharedTokenCli(['mint'], {}, databaseUrl, io)).toBe(2);
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^error: .*reserved/), 'error: no live runner token with id rt_nope', expect.stringMatching(/^error: usage/)]);
+    expect((await shared.runnerTokens.list()).map((t) => t.name)).toEqual(['cpu-a']);
+    const agent = await startAgent(direct(0).url, minted, 'cpu-a');
     agents.push(agent);
     expect(await runnersOn(0)).toEqual(['cpu-a']);
     expect(await runnersOn(1)).toEqual([]);
