@@ -74,12 +74,18 @@ export function postgresStaging(pool: pg.Pool, limits: StagingLimits, now: () =>
       return (async function* () {
         const upload = await live(pool, 'staging.read', roomId, sha256);
         if (!upload) throw new ApiError(ErrorCode.missingBlob, `${sha256} is no longer staged`);
+        let read = 0;
         for (let seq = 0; ; seq += CHUNKS_PER_READ) {
           const rows = (await query<{ data: Buffer }>(pool, 'staging.read',
             'SELECT data FROM staged_chunks WHERE upload_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq', [upload.id, seq, seq + CHUNKS_PER_READ])).rows;
-          for (const r of rows) yield r.data;
-          if (rows.length < CHUNKS_PER_READ) return;
+          for (const r of rows) {
+            read += r.data.length;
+            yield r.data;
+          }
+          if (rows.length < CHUNKS_PER_READ) break;
         }
+        // Removed while read (its import committed through another instance, or it expired): never a body cut short.
+        if (read !== upload.bytes) throw new ApiError(ErrorCode.missingBlob, `${sha256} was removed while it was read`);
       })();
     },
 
@@ -121,10 +127,13 @@ export function postgresStaging(pool: pg.Pool, limits: StagingLimits, now: () =>
         if (heldBytes > 0) await flush();
         const sha256 = hash.digest('hex');
         if (expected !== undefined && sha256 !== expected) throw wrongStagedSha(sha256, expected);
+        // The same content staged already (by another PUT, maybe on another instance) is kept and
+        // renewed, and this copy dropped: an import may be reading the first one's chunks.
         await transaction(pool, 'staging.put', async (c) => {
           await lockRoom(c, roomId);
-          await c.query('DELETE FROM staged_uploads WHERE room_id = $1 AND sha256 = $2', [roomId, sha256]);
-          await c.query('UPDATE staged_uploads SET sha256 = $1, touched_at = $2 WHERE id = $3', [sha256, now(), id]);
+          const renewed = await c.query('UPDATE staged_uploads SET touched_at = $1 WHERE room_id = $2 AND sha256 = $3', [now(), roomId, sha256]);
+          if (renewed.rowCount === 0) await c.query('UPDATE staged_uploads SET sha256 = $1, touched_at = $2 WHERE id = $3', [sha256, now(), id]);
+          else await c.query('DELETE FROM staged_uploads WHERE id = $1', [id]);
         });
         return { sha256, bytes };
       } catch (err) {
