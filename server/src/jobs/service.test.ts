@@ -6,6 +6,7 @@ import { CaptureRequestSchema, type CaptureEntry } from '@seam/shared/model';
 import { CloseCode, readServerMessage, RUNNER_LIMITS, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
 import { SyncMode } from '../config';
 import { openStore, type Store } from '../store';
+import { StoreUnavailableError } from '../store/store-errors';
 import { CaptureService, type CaptureDocument } from './service';
 import { embeddedCaptureStores } from './wiring';
 import type { RunnerTokenInfo } from './runner-tokens';
@@ -195,5 +196,30 @@ describe('CaptureService', () => {
     // A previous capture of another room is not taken for this one's.
     const other = await service.request('elsewhere', { ...request, previous: v1?.id }, 'owner');
     expect([other.versionOf, other.version]).toEqual([null, null]);
+  });
+  it('closes a runner saying hello with 4500 while the store cannot answer its token, and still queues a capture', async () => {
+    const token = await service.tokens.create('cpu-1');
+    const stores = embeddedCaptureStores(store);
+    const down = async (): Promise<never> => {
+      throw new StoreUnavailableError('test', new Error('connection refused'));
+    };
+    const warned: string[] = [];
+    const broken = new CaptureService({ jobs: stores.jobs, tokens: { ...stores.tokens, isLive: down } }, {
+      ingest: async () => ({ id: 'x' }), publish: () => undefined, carry: async () => ({ annotations: 0, detached: 0, notCarried: 0 }),
+    }, { info: () => undefined, warn: (_o, msg) => warned.push(msg) }, { leaseMs: 60_000 });
+    try {
+      const socket = new RecordingSocket();
+      const h = broken.attach(token, socket);
+      h.onMessage(writeRunnerMessage({ type: 'hello', name: 'cpu-1', capabilities: caps, agent: 'test' }));
+      await h.handled();
+      expect(socket.closed).toBe(CloseCode.serverError);
+      expect(socket.sent).toEqual([]);
+      expect(await broken.runners()).toEqual([]);
+      expect(warned).toEqual(['runner frame not handled']);
+      // The job is queued all the same, for a later lease.
+      expect((await broken.request('room', request, 'owner')).status).toBe('queued');
+    } finally {
+      await broken.close();
+    }
   });
 });
