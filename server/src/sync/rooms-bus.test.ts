@@ -1,0 +1,119 @@
+import * as awarenessProtocol from 'y-protocols/awareness';
+import * as encoding from 'lib0/encoding';
+import * as Y from 'yjs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
+import { DEFAULT_LIMITS, SyncMode } from '../config';
+import { Metrics } from '../metrics';
+import { openStore, type Store } from '../store';
+import type { RoomLog } from '../store/shared-store';
+import { BusKind } from './bus/frame';
+import { LocalBusHub, LocalRoomBus } from './bus/local-bus';
+import { Connection, type SocketLike } from './connection';
+import { Rooms } from './rooms';
+import { serverClientId } from './writers';
+
+/** A socket that records the close code and the frames it was sent. */
+class FakeSocket implements SocketLike {
+  readonly sent: Uint8Array[] = [];
+  closedWith: number | undefined;
+  send(data: Uint8Array): void {
+    this.sent.push(data);
+  }
+  close(code: number): void {
+    this.closedWith = code;
+  }
+}
+
+const log = pino({ level: 'silent' });
+const HASH = 'ab'.repeat(32);
+const OTHER = 'cd'.repeat(32);
+
+let dir: string;
+let store: Store;
+let hub: LocalBusHub;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'seam-rooms-bus-'));
+  store = openStore(dir, SyncMode.normal);
+  store.rooms.create({ id: 'r', title: 't', createdAt: 1 }, { owner: Buffer.alloc(32, 1), annotator: Buffer.alloc(32, 2), viewer: Buffer.alloc(32, 3) });
+  hub = new LocalBusHub();
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One instance: its rooms over the embedded store's log (as the shared one would be) and the hub. */
+function instance() {
+  const roomLog: RoomLog = {
+    load: async (id) => store.updates.load(id),
+    appendRooms: async (batches) => store.updates.appendRooms(batches),
+    compact: async (...args: Parameters<Store['updates']['compact']>) => store.updates.compact(...args),
+  };
+  const bus = new LocalRoomBus(hub);
+  const metrics = new Metrics();
+  const rooms = new Rooms({ store, metrics, limits: DEFAULT_LIMITS, log, idleUnloadSeconds: 60, compactCount: 500, compactBytes: 1 << 22, roomLog, bus });
+  const connect = async (tokenHash: string) => {
+    const room = await rooms.load('r');
+    const socket = new FakeSocket();
+    const conn = new Connection(socket, 'owner', tokenHash, true, DEFAULT_LIMITS, metrics);
+    rooms.join(room, conn);
+    return { room, socket, conn };
+  };
+  return { rooms, bus, connect };
+}
+
+/** Lets the hub deliver what was published (it delivers on later microtasks). */
+const delivered = () => new Promise((r) => setTimeout(r, 0));
+
+describe('Rooms on a bus (scaled mode)', () => {
+  it('closes the sockets of a rotated token on every instance holding the room, and only those', async () => {
+    const [a, b] = [instance(), instance()];
+    const here = await a.connect(HASH);
+    const there = await b.connect(HASH);
+    const kept = await b.connect(OTHER);
+    expect(a.rooms.closeToken('r', HASH, CloseCode.tokenRevoked)).toBe(1);
+    await delivered();
+    expect([here.socket.closedWith, there.socket.closedWith, kept.socket.closedWith]).toEqual([CloseCode.tokenRevoked, CloseCode.tokenRevoked, undefined]);
+    expect(there.room.conns.has(there.conn)).toBe(false);
+  });
+
+  it('ignores a closeToken frame that is not a token hash, closing nothing', async () => {
+    const [a, b] = [instance(), instance()];
+    await a.connect(HASH);
+    const there = await b.connect(HASH);
+    await a.bus.publish('r', BusKind.closeToken, new Uint8Array([1, 2, 3]));
+    await delivered();
+    expect(there.socket.closedWith).toBeUndefined();
+    expect(there.room.conns.size).toBe(1);
+  });
+
+  it("answers a loading instance's query with its sockets' presence, and each refuses the other's server client ID", async () => {
+    const a = instance();
+    const present = await a.connect(HASH);
+    const peer = new Y.Doc();
+    const states = new awarenessProtocol.Awareness(peer);
+    states.setLocalState({ user: { name: 'Ada' } });
+    const e = encoding.createEncoder();
+    encoding.writeVarUint(e, MessageType.awareness);
+    encoding.writeVarUint8Array(e, awarenessProtocol.encodeAwarenessUpdate(states, [peer.clientID]));
+    present.room.receive(present.conn, encoding.toUint8Array(e));
+    const b = instance();
+    const joined = await b.connect(OTHER);
+    await delivered();
+    await delivered();
+    expect(joined.room.awareness.getStates().get(peer.clientID)).toEqual({ user: { name: 'Ada' } });
+    // Instance b writes with its own server ID from now on; a's socket may not write with it, nor b's with a's.
+    for (const [who, other] of [[present, b], [joined, a]] as const) {
+      const forger = new Y.Doc();
+      forger.clientID = serverClientId('r', other.bus.instanceId);
+      forger.getMap('annotations').set('x', 1);
+      who.room.receive(who.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(forger)));
+      expect(who.room.doc.getMap('annotations').has('x')).toBe(false);
+    }
+  });
+});
