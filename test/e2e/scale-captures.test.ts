@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CaptureRequestSchema, RoomKey, type CaptureEntry } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
@@ -6,6 +7,7 @@ import { runSharedTokenCli } from '../../server/src/jobs/token-cli';
 import { CaptureService, type CaptureDocument } from '../../server/src/jobs/service';
 import { openPostgresStore } from '../../server/src/store/postgres';
 import type { SharedStore } from '../../server/src/store/shared-store';
+import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
 import { startCluster, type TestCluster } from '../helpers/scale/cluster';
 import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
@@ -205,5 +207,22 @@ describe('two capture services on one database', () => {
     const failed = await waitFor(async () => (await shared.jobs.get(job.id))?.status === 'failed', 'the job failed', 20_000).then(() => shared.jobs.get(job.id));
     expect(failed?.error).toMatchObject({ reason: 'runner-lost', message: expect.stringMatching(/runner "hand-c" stopped responding \(lease expired\).*no other runner took the job/) });
     expect((await shared.jobs.listRoom(room.id)).filter((j) => !FINAL.includes(j.status))).toEqual([]);
+  });
+  it('ignores notices on the channel that are not Seam\'s, and refuses to start listening where PostgreSQL cannot be reached', async () => {
+    const signal = await connectPgJobSignal(databaseUrl, quiet);
+    const heard: unknown[] = [];
+    signal.listen((n) => heard.push(n));
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      for (const payload of ['{bad', '{"kind":"cancel","jobId":1}', 'x'.repeat(600), '{"kind":"queued"}']) await client.query("SELECT pg_notify('seam_jobs', $1)", [payload]);
+      await waitFor(() => heard.length > 0, 'the well-formed notice');
+      // (Only well-formed notices, whoever else on the database sends one meanwhile.)
+      expect(heard.every((n) => JSON.stringify(n) === '{"kind":"queued"}')).toBe(true);
+    } finally {
+      await client.end();
+      await signal.close();
+    }
+    await expect(connectPgJobSignal('postgres://seam@127.0.0.1:1/none', quiet)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 });

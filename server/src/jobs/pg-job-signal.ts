@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StoreUnavailableError } from '../store/store-errors';
 import { readJobNotice, writeJobNotice, type JobNotice, type JobSignal } from './job-signal';
 import type { JobLogger } from './service';
 
@@ -13,7 +14,7 @@ const REDIAL_MS = 1000;
  * per instance listens, and notices go out through it (PostgreSQL delivers a notice to every
  * listening session, this one included, once the sending transaction commits). A connection lost
  * (PostgreSQL restarted) is dialled again every second; notices sent meanwhile are lost, which the
- * service's tick makes up for. Throws when PostgreSQL cannot be reached at first.
+ * service's tick makes up for. Throws `StoreUnavailableError` when PostgreSQL cannot be reached at first.
  */
 export async function connectPgJobSignal(url: string, log: JobLogger): Promise<JobSignal> {
   let client: pg.Client | undefined;
@@ -60,7 +61,14 @@ export async function connectPgJobSignal(url: string, log: JobLogger): Promise<J
     client = c;
   };
 
-  await open();
+  try {
+    await open();
+  } catch (err) {
+    // Not started: nothing dials again.
+    closed = true;
+    clearTimeout(redial);
+    throw new StoreUnavailableError('jobs.listen', err);
+  }
   return {
     notify: async (notice) => {
       if (!client) throw new Error('job notices: not connected to PostgreSQL');
