@@ -222,7 +222,7 @@ export class Room {
    */
   fromBus(frame: BusFrame): void {
     if (this.broken || this.destroyed) return;
-    this.writers.reserve(serverClientId(this.id, frame.origin));
+    this.knowInstance(frame.origin);
     try {
       if (frame.kind === BusKind.update) Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
       else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
@@ -230,6 +230,11 @@ export class Room {
     } catch (err) {
       this.deps.log.warn({ err, room: this.id }, 'bus message not applied');
     }
+  }
+
+  /** Another instance holds (or has held) this room: no socket may write with its server client ID. */
+  knowInstance(instanceId: string): void {
+    this.writers.reserve(serverClientId(this.id, instanceId));
   }
 
   /**

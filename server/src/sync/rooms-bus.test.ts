@@ -47,14 +47,21 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A bus that publishes nothing: an instance whose messages are all lost. */
+class MuteBus extends LocalRoomBus {
+  override publish(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** One instance: its rooms over the embedded store's log (as the shared one would be) and the hub. */
-function instance() {
+function instance(mute = false) {
   const roomLog: RoomLog = {
     load: async (id) => store.updates.load(id),
     appendRooms: async (batches) => store.updates.appendRooms(batches),
     compact: async (...args: Parameters<Store['updates']['compact']>) => store.updates.compact(...args),
   };
-  const bus = new LocalRoomBus(hub);
+  const bus = mute ? new MuteBus(hub) : new LocalRoomBus(hub);
   const metrics = new Metrics();
   const rooms = new Rooms({ store, metrics, limits: DEFAULT_LIMITS, log, idleUnloadSeconds: 60, compactCount: 500, compactBytes: 1 << 22, roomLog, bus });
   const connect = async (tokenHash: string) => {
@@ -115,5 +122,18 @@ describe('Rooms on a bus (scaled mode)', () => {
       who.room.receive(who.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(forger)));
       expect(who.room.doc.getMap('annotations').has('x')).toBe(false);
     }
+  });
+
+  it("knows the server client ID of an instance that held the room before, though none of its messages arrive", async () => {
+    const a = instance(true);
+    await a.connect(HASH);
+    const b = instance();
+    const joined = await b.connect(OTHER);
+    await delivered();
+    const forger = new Y.Doc();
+    forger.clientID = serverClientId('r', a.bus.instanceId);
+    forger.getMap('annotations').set('x', 1);
+    joined.room.receive(joined.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(forger)));
+    expect(joined.room.doc.getMap('annotations').has('x')).toBe(false);
   });
 });

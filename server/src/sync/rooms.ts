@@ -90,7 +90,7 @@ export class Rooms {
     const early: BusFrame[] = [];
     let held: Room | undefined;
     let resync = false;
-    await bus?.join(id, {
+    const holders = await bus?.join(id, {
       message: (frame) => {
         if (frame.kind === BusKind.closeToken) return this.closeTokenHere(id, frame.data);
         if (held) held.fromBus(frame);
@@ -102,6 +102,7 @@ export class Rooms {
     try {
       room = this.install(id, await roomLog.load(id));
       held = room;
+      for (const instance of holders ?? []) room.knowInstance(instance);
       if (room.ready) await room.ready;
     } catch (err) {
       if (held && this.loaded.get(id) === held) this.unload(id);

@@ -20,10 +20,11 @@ export class LocalRoomBus implements RoomBus {
 
   constructor(private readonly hub: LocalBusHub, private readonly onError: BusErrorHandler = () => undefined) {}
 
-  async join(roomId: string, listener: RoomBusListener): Promise<void> {
+  async join(roomId: string, listener: RoomBusListener): Promise<string[]> {
     let members = this.hub.channels.get(roomId);
     if (!members) this.hub.channels.set(roomId, (members = new Map()));
     members.set(this.instanceId, listener);
+    return [...members.keys()].filter((id) => id !== this.instanceId);
   }
 
   async leave(roomId: string): Promise<void> {

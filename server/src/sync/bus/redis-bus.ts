@@ -6,6 +6,14 @@ import type { BusErrorHandler, RoomBus, RoomBusListener } from './room-bus';
 /** Channel of a room: `PREFIX` + room id. */
 export const ROOM_CHANNEL_PREFIX = 'seam:room:';
 
+/** Set of the instances that have joined a room: `PREFIX` + room id. */
+export const ROOM_HOLDERS_PREFIX = 'seam:holders:';
+/**
+ * How long a room's holders set outlives its last join. A holder forgotten after that is an
+ * instance that has not loaded the room for as long, long gone or learnt again from the bus.
+ */
+const HOLDERS_TTL_S = 7 * 24 * 3600;
+
 /** Reconnect quickly and keep trying: the bus is useless while down, and rooms resync once it is back. */
 const retryStrategy = (times: number) => Math.min(50 * times, 500);
 
@@ -100,10 +108,28 @@ export class RedisRoomBus implements RoomBus {
     else listener.message(frame);
   }
 
-  async join(roomId: string, listener: RoomBusListener): Promise<void> {
+  async join(roomId: string, listener: RoomBusListener): Promise<string[]> {
     this.listeners.set(roomId, listener);
     // While disconnected, the `ready` handler subscribes it (and resyncs it) on reconnection.
     if (this.sub.status === 'ready') await this.sub.subscribe(ROOM_CHANNEL_PREFIX + roomId);
+    return this.holders(roomId);
+  }
+
+  /**
+   * Adds this instance to the room's holders set and reads the others. Redis keeps nothing durable
+   * here either: with Redis down or restarted, the answer is what it still has (or nothing), and
+   * the holders are learnt from their messages instead.
+   */
+  private async holders(roomId: string): Promise<string[]> {
+    const key = ROOM_HOLDERS_PREFIX + roomId;
+    try {
+      const answers = await this.pub.multi().sadd(key, this.instanceId).expire(key, HOLDERS_TTL_S).smembers(key).exec();
+      const members = answers?.[2]?.[1];
+      return Array.isArray(members) ? members.filter((m): m is string => typeof m === 'string' && m !== this.instanceId) : [];
+    } catch (err) {
+      this.onError(err as Error);
+      return [];
+    }
   }
 
   async leave(roomId: string): Promise<void> {

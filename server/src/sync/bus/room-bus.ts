@@ -23,8 +23,13 @@ export interface RoomBusListener {
 export interface RoomBus {
   /** This instance's id, the `origin` of what it publishes. */
   readonly instanceId: string;
-  /** Starts receiving the room's messages (resolves once subscribed). One listener per room. */
-  join(roomId: string, listener: RoomBusListener): Promise<void>;
+  /**
+   * Starts receiving the room's messages (resolves once subscribed). One listener per room.
+   * Resolves with the ids of the other instances that have joined the room (recently, as far as
+   * the bus remembers; none when it cannot tell): their server client IDs are known before anyone
+   * writes here.
+   */
+  join(roomId: string, listener: RoomBusListener): Promise<string[]>;
   /** Stops receiving the room's messages. */
   leave(roomId: string): Promise<void>;
   /** The rooms joined now. */
