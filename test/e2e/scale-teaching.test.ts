@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnnotations, RoomKey } from '@seam/shared/model';
 import { readHistoryLine, type DrillClassView, type DrillEntry, type DrillMineView, type HistoryLine, type LabResults } from '@seam/shared/teaching';
 import { SharedInvitations } from '../../server/src/auth/invitations';
+import { runInviteCli } from '../../server/src/cli/invite';
 import { openPostgresStore, type PostgresStore } from '../../server/src/store/postgres';
 import { RedisDrillSignal } from '../../server/src/teaching/drill-signal';
 import { addDocument, connectClient, waitFor, type CreatedRoom } from '../helpers';
@@ -27,10 +28,11 @@ let postgres: TestPostgres;
 let redis: TestRedis;
 let cluster: TestCluster;
 let shared: PostgresStore;
+let databaseUrl: string;
 
 beforeAll(async () => {
   [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  const databaseUrl = await postgres.createDatabase('seam_teaching');
+  databaseUrl = await postgres.createDatabase('seam_teaching');
   cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url, SEAM_ROOM_CREATION: 'invite', SEAM_OPERATOR_TOKEN: OPERATOR });
   shared = await openPostgresStore(databaseUrl);
 });
@@ -198,11 +200,17 @@ describe('scaled mode teaching', () => {
     const third = await call(2, 'POST', '/api/rooms', once.secret, { title: 'late' });
     expect(((await third.json()) as { error: { code: string } }).error.code).toBe('invitation_used_up');
     expect((await invitations.list()).find((i) => i.id === once.id)?.usesLeft).toBe(0);
-    // An invitation minted once is honoured by any instance; a revoked one by none.
-    const twice = await invitations.create({ uses: 2 });
-    await room(2, 'invited', twice.secret);
-    expect(await invitations.revoke(twice.id)).toBe(true);
-    const revoked = await call(1, 'POST', '/api/rooms', twice.secret, { title: 'revoked' });
+    // An invitation minted once by the operator's command (against PostgreSQL) is honoured by any
+    // instance; revoked by the command, by none.
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    expect(await runInviteCli(['create', '--uses', '2'], { SEAM_DATABASE_URL: databaseUrl, SEAM_DATA_DIR: '/nonexistent' }, io)).toBe(0);
+    const secret = /inv_[A-Za-z0-9_-]{43}/.exec(lines.join('\n'))?.[0] ?? '';
+    const id = /invitation ([0-9a-f]{12})/.exec(lines.join('\n'))?.[1] ?? '';
+    await room(2, 'invited', secret);
+    expect((await invitations.list()).find((i) => i.id === id)?.usesLeft).toBe(1);
+    expect(await runInviteCli(['revoke', id], { SEAM_DATABASE_URL: databaseUrl }, io)).toBe(0);
+    const revoked = await call(1, 'POST', '/api/rooms', secret, { title: 'revoked' });
     expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('invitation_revoked');
   });
 });

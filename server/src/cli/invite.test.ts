@@ -17,10 +17,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the command in this process against `dir`; returns its exit code and what it printed. */
-function invite(args: string[], env: Record<string, string> = {}): { code: number; out: string; err: string } {
+async function invite(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = runInviteCli(args, { SEAM_DATA_DIR: dir, ...env }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await runInviteCli(args, { SEAM_DATA_DIR: dir, ...env }, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -40,28 +40,28 @@ function redeemIn(secret: string): string {
 const secretOf = (out: string): string => /inv_[A-Za-z0-9_-]{43}/.exec(out)?.[0] ?? '';
 
 describe('invite command', () => {
-  it('creates an invitation that works, lists it with uses, note and expiry, and revokes it', () => {
-    const created = invite(['create', '--uses', '2', '--expires', '7d', '--note', 'class A']);
+  it('creates an invitation that works, lists it with uses, note and expiry, and revokes it', async () => {
+    const created = await invite(['create', '--uses', '2', '--expires', '7d', '--note', 'class A']);
     expect(created.code).toBe(0);
     expect(created.out).toMatch(/^invitation [0-9a-f]{12} for 2 rooms, expires \d{4}-.*shown once/);
     const secret = secretOf(created.out);
     const id = /invitation ([0-9a-f]{12})/.exec(created.out)?.[1] ?? '';
     expect(redeemIn(secret)).toBe('spent');
-    const listed = invite(['list']);
+    const listed = await invite(['list']);
     expect(listed.out).toMatch(new RegExp(`^${id}\\t1/2 left\\texpires \\d{4}-\\S+\\tlive\\t"class A"$`));
     expect(listed.out).not.toContain(secret);
-    expect(invite(['revoke', id])).toMatchObject({ code: 0, out: `revoked ${id}` });
-    expect(invite(['list']).out).toContain('\trevoked\t');
+    expect(await invite(['revoke', id])).toMatchObject({ code: 0, out: `revoked ${id}` });
+    expect((await invite(['list'])).out).toContain('\trevoked\t');
     expect(redeemIn(secret)).toBe('invitation_revoked');
-    expect(invite(['revoke', id])).toMatchObject({ code: 1, err: `no live invitation with id ${id}` });
+    expect(await invite(['revoke', id])).toMatchObject({ code: 1, err: `no live invitation with id ${id}` });
   });
 
-  it('defaults to one use that never expires, and prints the lobby link when SEAM_PUBLIC_URL is set', () => {
-    const { out } = invite(['create'], { SEAM_PUBLIC_URL: 'https://seam.example.org/' });
+  it('defaults to one use that never expires, and prints the lobby link when SEAM_PUBLIC_URL is set', async () => {
+    const { out } = await invite(['create'], { SEAM_PUBLIC_URL: 'https://seam.example.org/' });
     expect(out).toMatch(/for 1 room, never expires/);
     const secret = secretOf(out);
     expect(out).toContain(`lobby link: https://seam.example.org/#invite=${secret}`);
-    expect(invite(['list']).out).toMatch(/\t1\/1 left\texpires never\tlive\t""$/);
+    expect((await invite(['list'])).out).toMatch(/\t1\/1 left\texpires never\tlive\t""$/);
   });
 
   it.each([
@@ -72,8 +72,8 @@ describe('invite command', () => {
     [['list', 'extra'], /unexpected "extra" after list/],
     [['mint'], /unknown command "mint"/],
     [[], /which command\?/],
-  ])('answers 2 with the reason and the usage for %j', (args, reason) => {
-    const { code, err, out } = invite(args);
+  ])('answers 2 with the reason and the usage for %j', async (args, reason) => {
+    const { code, err, out } = await invite(args);
     expect(code).toBe(2);
     expect(err).toMatch(reason);
     expect(err).toContain('usage: npm run -w @seam/server invite');

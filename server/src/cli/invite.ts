@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
-import { Invitations } from '../auth/invitations';
+import { SharedInvitations } from '../auth/invitations';
 import { SyncMode } from '../config';
-import { openDatabase } from '../store/db';
+import { openPostgresStore } from '../store/postgres';
+import type { SharedStore } from '../store/shared-store';
+import { openSqliteSharedStore } from '../store/sqlite-shared-store';
 import type { InvitationRow } from '../store/invitations-store';
 
 const USAGE = `usage: npm run -w @seam/server invite -- <command> [--data DIR]
@@ -12,7 +14,8 @@ const USAGE = `usage: npm run -w @seam/server invite -- <command> [--data DIR]
                 prints the lobby link that carries it.
   list          list invitations (id, note, uses left, expiry, state); never the secrets
   revoke ID     revoke an invitation
-The data directory defaults to $SEAM_DATA_DIR, else ./data.`;
+The data directory defaults to $SEAM_DATA_DIR, else ./data. With $SEAM_DATABASE_URL set (scaled
+mode) the invitations are those in PostgreSQL, honoured by every instance, and --data is not used.`;
 
 /** Where the command writes. */
 export interface InviteIo {
@@ -51,10 +54,11 @@ function option(args: string[], name: string): string | undefined {
 }
 
 /**
- * `npm run -w @seam/server invite -- create|list|revoke` against the server's data directory.
- * Returns the exit code: 0 done, 1 nothing to revoke, 2 a bad command line.
+ * `npm run -w @seam/server invite -- create|list|revoke` against the server's data directory, or
+ * against PostgreSQL when `SEAM_DATABASE_URL` is set (scaled mode). Resolves to the exit code:
+ * 0 done, 1 nothing to revoke, 2 a bad command line.
  */
-export function runInviteCli(argv: readonly string[], env: Record<string, string | undefined>, io: InviteIo): number {
+export async function runInviteCli(argv: readonly string[], env: Record<string, string | undefined>, io: InviteIo): Promise<number> {
   const args = [...argv];
   let uses: number | undefined;
   let expiresInMs: number | undefined;
@@ -84,37 +88,41 @@ export function runInviteCli(argv: readonly string[], env: Record<string, string
     return 2;
   }
   const [command, id] = args;
-  // npm runs workspace scripts in the workspace folder; a relative path means the caller's folder.
-  const db = openDatabase(resolve(env.INIT_CWD ?? process.cwd(), dataDir), SyncMode.normal);
+  const store: SharedStore = env.SEAM_DATABASE_URL
+    ? await openPostgresStore(env.SEAM_DATABASE_URL, { max: 1 })
+    : // npm runs workspace scripts in the workspace folder; a relative path means the caller's folder.
+      openSqliteSharedStore(resolve(env.INIT_CWD ?? process.cwd(), dataDir), SyncMode.normal);
   try {
-    const invitations = new Invitations(db);
+    const invitations = new SharedInvitations(store.invitations);
     if (command === 'create') {
-      const inv = invitations.create({ uses, expiresInMs, note });
+      const inv = await invitations.create({ uses, expiresInMs, note });
       const expiry = inv.expiresAt === null ? 'never expires' : `expires ${new Date(inv.expiresAt).toISOString()}`;
       io.out(`invitation ${inv.id} for ${inv.uses} room${inv.uses === 1 ? '' : 's'}, ${expiry}; shown once, keep it secret:\n${inv.secret}`);
       if (env.SEAM_PUBLIC_URL) io.out(`lobby link: ${env.SEAM_PUBLIC_URL.replace(/\/+$/, '')}/#invite=${inv.secret}`);
     } else if (command === 'revoke') {
-      if (!invitations.revoke(id ?? '')) {
+      if (!(await invitations.revoke(id ?? ''))) {
         io.err(`no live invitation with id ${id}`);
         return 1;
       }
       io.out(`revoked ${id}`);
     } else {
       const now = Date.now();
-      for (const inv of invitations.list()) {
+      for (const inv of await invitations.list()) {
         const expires = inv.expiresAt === null ? 'never' : new Date(inv.expiresAt).toISOString();
         io.out([inv.id, `${inv.usesLeft}/${inv.uses} left`, `expires ${expires}`, invitationState(inv, now), JSON.stringify(inv.note)].join('\t'));
       }
     }
     return 0;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = runInviteCli(process.argv.slice(2), process.env, {
+  void runInviteCli(process.argv.slice(2), process.env, {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+  }).then((code) => {
+    process.exitCode = code;
   });
 }
