@@ -36,8 +36,6 @@ export const ErrorCode = {
   missingBlob: 'missing_blob',
   /** The shared store (PostgreSQL, scaled mode) could not be reached: nothing of the request was stored. */
   storeUnavailable: 'store_unavailable',
-  /** A feature whose data is still kept per instance, refused in scaled mode rather than diverging between instances. */
-  notInScaledMode: 'not_in_scaled_mode',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -64,7 +62,6 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   too_many_files: 413,
   missing_blob: 409,
   store_unavailable: 503,
-  not_in_scaled_mode: 501,
 };
 
 /** The one error type routes throw; `onError` turns it into `{error:{code,message}}` with its status. */
