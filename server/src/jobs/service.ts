@@ -76,8 +76,8 @@ export interface ResultOutcome {
  * (one instance), or the shared store's in PostgreSQL (every instance of a scaled deployment).
  */
 export interface CaptureStores {
-  /** The queue with leases; `setCarried` records what carrying a re-run's annotations did, where the store keeps it. */
-  readonly jobs: JobLeases & { readonly setCarried?: (jobId: string, carried: CarriedCounts) => Promise<void> };
+  /** The queue with leases. */
+  readonly jobs: JobLeases;
   readonly tokens: RunnerTokenStore;
   /** Notices between instances sharing the queue (scaled mode); absent: this instance is the only one. */
   readonly signal?: JobSignal;
@@ -377,7 +377,7 @@ export class CaptureService {
     if (!previous || previous.roomId !== job.roomId) return;
     try {
       const counts = await this.sink.carry(job.roomId, previous, { id: job.id, documents });
-      await this.queue.setCarried?.(job.id, counts);
+      await this.queue.setCarried(job.id, counts);
       this.log.info({ jobId: job.id, previous: previous.id, ...counts }, 'annotations carried over');
     } catch (err) {
       this.log.warn({ jobId: job.id, previous: previous.id, err: messageOf(err) }, 'carrying annotations over failed');

@@ -22,7 +22,7 @@ import { CaptureService, type CaptureSink, type CaptureStores, type JobTimings }
 export function embeddedCaptureStores(store: Store, now: () => number = Date.now): CaptureStores {
   const queue = new JobQueue(store.db, now);
   const shared = sqliteSharedStore(store, queue, false, now);
-  return { jobs: { ...shared.jobs, setCarried: async (jobId, carried) => queue.setCarried(jobId, carried) }, tokens: shared.runnerTokens };
+  return { jobs: shared.jobs, tokens: shared.runnerTokens };
 }
 
 /** What the capture service is built over: the app's deps (embedded, or scaled with the shared store). */

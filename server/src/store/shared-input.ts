@@ -363,6 +363,15 @@ export function validated(store: SharedStore): SharedStore {
         checkInteger('retryWaitMs', retryWaitMs, 0);
         return jobs.sweep(retryWaitMs);
       },
+      setCarried: async (jobId, carried) => {
+        checkText('job id', jobId);
+        checkObject('carried counts', carried);
+        checkInteger('carried.annotations', carried.annotations, 0);
+        checkInteger('carried.detached', carried.detached, 0);
+        checkInteger('carried.notCarried', carried.notCarried, 0);
+        if (carried.detached > carried.annotations) throw new StoreInputError('carried.detached must not exceed carried.annotations');
+        return jobs.setCarried(jobId, carried);
+      },
     },
     documents: {
       usage: async (roomId) => {

@@ -28,10 +28,11 @@ export type RoomDirectory = AsyncOf<RoomsStore, 'count' | 'create' | 'get' | 'lo
 /**
  * The capture job queue with leases: a lease is given to exactly one runner, every later
  * transition names the attempt it applies to, and an expired lease is swept back into the queue.
+ * `setCarried` records what carrying a re-run's annotations over did.
  */
 export type JobLeases = AsyncOf<
   JobQueue,
-  'enqueue' | 'get' | 'listRoom' | 'heldBy' | 'lease' | 'renew' | 'setPhase' | 'cancel' | 'claimResult' | 'complete' | 'fail' | 'sweep'
+  'enqueue' | 'get' | 'listRoom' | 'heldBy' | 'lease' | 'renew' | 'setPhase' | 'cancel' | 'claimResult' | 'complete' | 'fail' | 'sweep' | 'setCarried'
 >;
 
 /** The methods of the embedded `DocumentsStore` the shared store serves. */

@@ -77,7 +77,7 @@ export function sqliteSharedStore(store: Store, jobs: JobQueue, closeStore = fal
   return validated({
     roomLog: asyncOf(store.updates, 'roomLog', ['load', 'appendRooms', 'compact']),
     rooms: asyncOf(store.rooms, 'rooms', ['count', 'create', 'get', 'lookupToken', 'tokenHash', 'replaceToken']),
-    jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep']),
+    jobs: asyncOf(jobs, 'jobs', ['enqueue', 'get', 'listRoom', 'heldBy', 'lease', 'renew', 'setPhase', 'cancel', 'claimResult', 'complete', 'fail', 'sweep', 'setCarried']),
     ...sqliteContent(store),
     ...sqliteTeaching(store),
     invitations: asyncOf(new InvitationsStore(store.db), 'invitations', INVITATION_METHODS),

@@ -248,6 +248,23 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
         expect((await store.jobs.listRoom('r')).map((j) => j.id)).toEqual([a.id, targeted.id]);
       });
 
+      it('records what carrying a re-run\'s annotations over did, and refuses counts that are not counts', async () => {
+        const store = await start();
+        const job = await store.jobs.enqueue('r', request(), 'owner', 1);
+        expect((await store.jobs.get(job.id))?.carried).toBeNull();
+        await store.jobs.setCarried(job.id, { annotations: 3, detached: 1, notCarried: 2 });
+        expect((await store.jobs.get(job.id))?.carried).toEqual({ annotations: 3, detached: 1, notCarried: 2 });
+        const bad = [
+          () => store.jobs.setCarried('cap\0', { annotations: 1, detached: 0, notCarried: 0 }),
+          () => store.jobs.setCarried(job.id, { annotations: 1, detached: 2, notCarried: 0 }),
+          () => store.jobs.setCarried(job.id, { annotations: -1, detached: 0, notCarried: 0 }),
+          () => store.jobs.setCarried(job.id, { annotations: 1, detached: 0.5, notCarried: 0 }),
+          () => store.jobs.setCarried(job.id, null as never),
+        ];
+        for (const c of bad) await expect(c()).rejects.toBeInstanceOf(StoreInputError);
+        expect((await store.jobs.get(job.id))?.carried).toEqual({ annotations: 3, detached: 1, notCarried: 2 });
+      });
+
       it('sweeps expired leases back into the queue, then fails them when attempts or waiting run out', async () => {
         const store = await start();
         const job = await store.jobs.enqueue('r', request(), 'owner', 2);

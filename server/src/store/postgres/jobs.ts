@@ -79,6 +79,9 @@ export function postgresJobs(pool: pg.Pool, now: () => number = Date.now): JobLe
       return mustGet(pool, 'jobs.complete', jobId);
     },
     fail: (jobId, error, provenance) => failJob(pool, jobId, error, provenance),
+    setCarried: async (jobId, carried) => {
+      await query(pool, 'jobs.setCarried', 'UPDATE capture_jobs SET carried = $1 WHERE id = $2', [JSON.stringify(carried), jobId]);
+    },
     sweep: (retryWaitMs) => transaction(pool, 'jobs.sweep', async (c) => {
       const t = now();
       const requeued: JobRecord[] = [];
