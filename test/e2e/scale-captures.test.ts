@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CaptureRequestSchema, RoomKey, type CaptureEntry } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type ServerToAgent } from '@seam/shared/protocol';
+import { postgresRunnerRegistry } from '../../server/src/store/postgres/runner-registry';
 import { connectPgJobSignal } from '../../server/src/jobs/pg-job-signal';
 import { runSharedTokenCli } from '../../server/src/jobs/token-cli';
 import { CaptureService, type CaptureDocument } from '../../server/src/jobs/service';
@@ -46,10 +47,21 @@ afterAll(async () => {
 /** Instance `i`'s own address. */
 const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url, room });
 
-/** The names of the runners instance `i` holds sockets of. */
+/** The names of the runners instance `i` lists (those of every instance). */
 async function runnersOn(i: number): Promise<string[]> {
   const res = await fetch(`${direct(i).url}/api/rooms/${room.id}/runners`, { headers: { authorization: `Bearer ${room.tokens.viewer}` } });
   return ((await res.json()) as { runners: { name: string }[] }).runners.map((r) => r.name);
+}
+
+/** The cluster instance holding runner `name`'s socket, by the process id in its shared registry entry; -1 when none does. */
+async function holderOf(name: string): Promise<number> {
+  const live = postgresRunnerRegistry(databaseUrl, { max: 1 });
+  try {
+    const entry = (await live.list()).find((r) => r.name === name);
+    return entry ? cluster.instances.findIndex((i) => entry.instanceId.split(':')[1] === String(i.server?.child?.pid)) : -1;
+  } finally {
+    await live.close();
+  }
 }
 
 describe('captures across instances', () => {
@@ -71,8 +83,9 @@ describe('captures across instances', () => {
     expect((await shared.runnerTokens.list()).map((t) => t.name)).toEqual(['cpu-a']);
     const agent = await startAgent(direct(0).url, minted, 'cpu-a');
     agents.push(agent);
-    expect(await runnersOn(0)).toEqual(['cpu-a']);
-    expect(await runnersOn(1)).toEqual([]);
+    expect(await holderOf('cpu-a')).toBe(0);
+    // Connected to A, listed by B and C too.
+    for (const i of [0, 1, 2]) expect(await runnersOn(i)).toEqual(['cpu-a']);
 
     const viewer = connectClient(direct(2), room.id, room.tokens.viewer);
     await viewer.synced();
@@ -88,6 +101,17 @@ describe('captures across instances', () => {
     expect(text.status).toBe(200);
     await waitFor(() => (viewer.doc.getMap<CaptureEntry>(RoomKey.captures).get(job.id))?.status === 'done', 'the done entry in the room');
     viewer.destroy();
+
+    // Run again through A with a note on the first version: what was carried is read through C.
+    const jaxpr = group.find((d) => d.kind === 'jaxpr')!;
+    const noted = await fetch(`${direct(1).url}/api/rooms/${room.id}/annotations`, {
+      method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ docId: jaxpr.id, from: 0, to: 1, kind: 'note', body: 'here', author: { id: 'ada', name: 'Ada', color: '#1971c2' } }),
+    });
+    expect(noted.status).toBe(201);
+    const again = await requestCapture(direct(0), { program: MLP, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr', 'hlo-opt'], previous: job.id });
+    expect(again.status).toBe(202);
+    expect(await waitJob(direct(2), again.body.job.id, FINAL)).toMatchObject({ status: 'done', versionOf: job.id, version: 2, carried: { annotations: 1, detached: 0, notCarried: 0 } });
   });
 
   it('finishes a capture whose runner\'s instance is killed mid-capture, through the runner reconnecting to another; nothing is left running', async () => {
@@ -96,10 +120,7 @@ describe('captures across instances', () => {
     const agent = await startAgent(cluster.url, token.token, 'cpu-b');
     agents.push(agent);
     let holder = -1;
-    await waitFor(async () => {
-      for (let i = 0; i < 3; i++) if ((await runnersOn(i)).includes('cpu-b')) holder = i;
-      return holder >= 0;
-    }, 'the instance holding the runner');
+    await waitFor(async () => (holder = await holderOf('cpu-b')) >= 0, 'the instance holding the runner');
     const other = (holder + 1) % 3;
     const asked = await requestCapture(direct(other), { program: `import time\n\ntime.sleep(3)\n${MLP}`, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'] });
     await agent.saw(new RegExp(`running ${asked.body.job.id}`));
@@ -109,7 +130,8 @@ describe('captures across instances', () => {
     const job = await waitJob(direct(other), asked.body.job.id, FINAL);
     expect(job.status).toBe('done');
     expect(job.provenance?.runner).toBe('cpu-b');
-    await waitFor(async () => (await runnersOn(other)).includes('cpu-b') || (await runnersOn(3 - holder - other)).includes('cpu-b'), 'the runner on another instance');
+    await waitFor(async () => ![-1, holder].includes(await holderOf('cpu-b')), 'the runner on another instance');
+    expect(await runnersOn(other)).toContain('cpu-b');
     const all = await shared.jobs.listRoom(room.id);
     expect(all.filter((j) => !FINAL.includes(j.status))).toEqual([]);
     expect((await getJob(direct(other), job.id)).status).toBe('done');
@@ -137,7 +159,9 @@ describe('two capture services on one database', () => {
 
   const service = async (leaseMs: number, retryWaitMs: number): Promise<CaptureService> => {
     const store = await openPostgresStore(databaseUrl, { max: 2 });
-    const s = new CaptureService({ jobs: store.jobs, tokens: store.runnerTokens, signal: await connectPgJobSignal(databaseUrl, quiet) }, {
+    const s = new CaptureService({
+      jobs: store.jobs, tokens: store.runnerTokens, signal: await connectPgJobSignal(databaseUrl, quiet), runners: postgresRunnerRegistry(databaseUrl, { max: 1 }),
+    }, {
       ingest: async (_room, doc) => {
         ingested.push(doc);
         return { id: `doc-${ingested.length}` };
@@ -196,6 +220,35 @@ describe('two capture services on one database', () => {
     expect((await a.cancel(second.id))?.status).toBe('cancelled');
     await waitFor(() => onB.socket.sent.some((m) => m.type === 'cancel' && m.jobId === second.id && m.reason === 'cancelled'), 'the cancel on B');
     expect(onA.socket.sent.some((m) => m.type === 'job' && m.jobId === second.id)).toBe(false);
+  });
+
+  it('lists a runner of one instance through the other until a lease passes without its heartbeat, as when its instance is killed', async () => {
+    const a = await service(600, 60_000);
+    const b = await service(600, 60_000);
+    const onA = await runner(a, 'hand-d');
+    expect((await b.runners()).map((r) => r.name)).toContain('hand-d');
+    // A heartbeat keeps it listed; then A stops renewing it (killed: no close, no heartbeat) and it is gone after a lease.
+    onA.h.onMessage(writeRunnerMessage({ type: 'heartbeat', jobs: [] }));
+    await onA.h.handled();
+    expect((await b.runners()).map((r) => r.name)).toContain('hand-d');
+    await waitFor(async () => !(await b.runners()).some((r) => r.name === 'hand-d'), 'the runner gone from the listing after a lease');
+    expect((await a.runners()).map((r) => r.name)).not.toContain('hand-d');
+  });
+
+  it('keeps a runner listed by its newest connection: an older one closing or renewing late changes nothing', async () => {
+    const live = postgresRunnerRegistry(databaseUrl, { max: 1 });
+    try {
+      const entry = { id: 'rt_x/hand-e', name: 'hand-e', capabilities: caps, connectedAt: 1, instanceId: 'old' };
+      await live.put('s1', entry, 60_000);
+      await live.put('s2', { ...entry, connectedAt: 2, instanceId: 'new' }, 60_000);
+      await live.renew('s1', entry, 60_000);
+      await live.drop(entry.id, 's1');
+      expect((await live.list()).filter((r) => r.name === 'hand-e')).toEqual([{ ...entry, connectedAt: 2, instanceId: 'new' }]);
+      await live.drop(entry.id, 's2');
+      expect((await live.list()).some((r) => r.name === 'hand-e')).toBe(false);
+    } finally {
+      await live.close();
+    }
   });
 
   it('fails a swept job with the named error when no runner takes it within the retry wait', async () => {

@@ -15,6 +15,8 @@ export interface ConnectedRunner {
   readonly capabilities: RunnerCapabilities;
   readonly socket: RunnerSocket;
   readonly connectedAt: number;
+  /** This connection's id: what it writes into the shared registry of live runners under (scaled mode). */
+  readonly session: string;
   /** True after the runner said `ready` and before it is sent a job. */
   ready: boolean;
 }

@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { CaptureEntry, CaptureError, CaptureProvenance, CaptureRequest, CarriedCounts, DocumentKind } from '@seam/shared/model';
 import type { ResultBody, RunnerCapabilities } from '@seam/shared/protocol';
 import { agentMessageProblem, CloseCode, CLOSE_REASONS, readAgentMessage, writeRunnerMessage } from '@seam/shared/protocol';
 import type { JobLeases, RunnerTokenStore } from '../store/shared-store';
 import type { JobNotice, JobSignal } from './job-signal';
+import type { LiveRunner, LiveRunners } from './live-runners';
 import { toCaptureEntry, type JobRecord } from './queue';
 import { RunnerRegistry, type ConnectedRunner, type RunnerInfo, type RunnerSocket } from './registry';
 import { registrationProblem, type RunnerTokenInfo } from './runner-tokens';
@@ -81,6 +84,8 @@ export interface CaptureStores {
   readonly tokens: RunnerTokenStore;
   /** Notices between instances sharing the queue (scaled mode); absent: this instance is the only one. */
   readonly signal?: JobSignal;
+  /** The runners connected to every instance (scaled mode); absent: the runners connected here are all there are. */
+  readonly runners?: LiveRunners;
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -97,6 +102,9 @@ export class CaptureService {
   readonly registry = new RunnerRegistry();
   readonly timings: JobTimings;
   private readonly signal: JobSignal | undefined;
+  private readonly live: LiveRunners | undefined;
+  /** Names this instance in the shared registry of live runners: host, process id and a random part. */
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`;
   private readonly timer: NodeJS.Timeout;
   private dispatching: Promise<void> | null = null;
   private dispatchAgain = false;
@@ -112,17 +120,33 @@ export class CaptureService {
     this.queue = stores.jobs;
     this.tokens = stores.tokens;
     this.signal = stores.signal;
+    this.live = stores.runners;
     this.timings = resolveTimings(timings);
     this.signal?.listen((notice) => this.onNotice(notice));
     this.timer = setInterval(() => void this.tick(), Math.max(20, Math.min(1000, Math.floor(this.timings.leaseMs / 4))));
     this.timer.unref();
   }
 
-  /** Stops the sweep timer, closes every runner socket and stops listening for notices. */
+  /** Stops the sweep timer, closes every runner socket (taking them out of the shared registry) and stops listening for notices. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    for (const r of this.registry.all()) r.socket.close(CloseCode.goingAway, CLOSE_REASONS[CloseCode.goingAway]);
+    const runners = this.registry.all();
+    for (const r of runners) r.socket.close(CloseCode.goingAway, CLOSE_REASONS[CloseCode.goingAway]);
     await this.signal?.close();
+    if (this.live) {
+      await Promise.allSettled(runners.map((r) => this.live?.drop(r.id, r.session)));
+      await this.live.close();
+    }
+  }
+
+  /** What the shared registry of live runners holds of a runner connected here. */
+  private liveEntry(r: ConnectedRunner): LiveRunner {
+    return { id: r.id, name: r.name, capabilities: r.capabilities, connectedAt: r.connectedAt, instanceId: this.instanceId };
+  }
+
+  /** Takes a runner connected here out of the shared registry (a failure is logged: its entry expires after a lease). */
+  private unlist(r: ConnectedRunner): void {
+    this.live?.drop(r.id, r.session).catch((err: unknown) => this.log.warn({ runner: r.name, err: messageOf(err) }, 'runner not taken out of the shared registry; it expires'));
   }
 
   private publish(job: JobRecord): void {
@@ -168,9 +192,13 @@ export class CaptureService {
     return job;
   }
 
-  /** Runners connected to this instance now, for the Capture panel's runner choice. */
+  /**
+   * Runners connected now, for the Capture panel's runner choice: to any instance in scaled mode
+   * (the shared registry), else to this one.
+   */
   async runners(): Promise<RunnerInfo[]> {
-    return Promise.all(this.registry.all().map(async (r) => ({
+    const runners = this.live ? await this.live.list() : this.registry.all();
+    return Promise.all(runners.map(async (r) => ({
       name: r.name, capabilities: r.capabilities, busy: (await this.queue.heldBy(r.id)).length > 0, connectedAt: r.connectedAt,
     })));
   }
@@ -200,7 +228,11 @@ export class CaptureService {
         const wrongName = registrationProblem(token, msg.name);
         if (wrongName) return refuse(CloseCode.unauthorized, wrongName);
         if (closed) return;
-        runner = this.register(token, msg.name, msg.capabilities, socket);
+        const joined = this.connect(token, msg.name, msg.capabilities, socket);
+        // Listed for every instance before it is welcomed; a hello the store cannot record is closed with 4500.
+        await this.live?.put(joined.session, this.liveEntry(joined), this.timings.leaseMs);
+        if (closed) return this.unlist(joined);
+        runner = this.register(joined);
         return;
       }
       if (msg.type === 'hello') return refuse(CloseCode.malformedMessage, 'hello sent twice');
@@ -213,6 +245,7 @@ export class CaptureService {
             socket.send(writeRunnerMessage({ type: 'cancel', jobId: ref.jobId, attempt: ref.attempt, reason: 'lease lost' }));
           }
         }
+        await this.live?.renew(runner.session, this.liveEntry(runner), this.timings.leaseMs);
       } else if (msg.type === 'status') {
         const job = await this.queue.setPhase(runner.id, msg.jobId, msg.attempt, msg.phase);
         if (job) this.publish(job);
@@ -231,6 +264,7 @@ export class CaptureService {
         closed = true;
         if (runner) {
           this.registry.remove(runner.id, socket);
+          this.unlist(runner);
           this.log.info({ runner: runner.name }, 'runner disconnected');
         }
       },
@@ -238,10 +272,14 @@ export class CaptureService {
     };
   }
 
-  private register(token: RunnerTokenInfo, name: string, capabilities: RunnerCapabilities, socket: RunnerSocket): ConnectedRunner {
-    const runner: ConnectedRunner = {
-      id: `${token.id}/${name}`, tokenId: token.id, name, capabilities, socket, connectedAt: this.now(), ready: false,
+  private connect(token: RunnerTokenInfo, name: string, capabilities: RunnerCapabilities, socket: RunnerSocket): ConnectedRunner {
+    return {
+      id: `${token.id}/${name}`, tokenId: token.id, name, capabilities, socket, connectedAt: this.now(), session: randomBytes(12).toString('base64url'), ready: false,
     };
+  }
+
+  private register(runner: ConnectedRunner): ConnectedRunner {
+    const { name, capabilities, socket } = runner;
     const old = this.registry.add(runner);
     old?.socket.close(CloseCode.goingAway, 'replaced by a new connection');
     socket.send(writeRunnerMessage({ type: 'welcome', runnerId: runner.id, heartbeatMs: this.timings.heartbeatMs, leaseMs: this.timings.leaseMs }));
@@ -300,6 +338,7 @@ export class CaptureService {
       for (const r of this.registry.all()) {
         if (!(await this.tokens.isLive(r.tokenId))) {
           this.registry.remove(r.id, r.socket);
+          this.unlist(r);
           r.socket.close(CloseCode.tokenRevoked, CLOSE_REASONS[CloseCode.tokenRevoked]);
         }
       }

@@ -10,6 +10,7 @@ import { captureRoutes } from '../routes/captures';
 import { runnerRoutes } from '../routes/runners';
 import type { Store } from '../store';
 import type { RoomDirectory } from '../store/shared-store';
+import { postgresRunnerRegistry } from '../store/postgres/runner-registry';
 import { sqliteSharedStore } from '../store/sqlite-shared-store';
 import type { Rooms } from '../sync/rooms';
 import { carryAnnotations } from './carry';
@@ -32,7 +33,7 @@ export type CaptureDeps = Pick<AppDeps, 'config' | 'store' | 'content' | 'rooms'
  * Builds the capture service over the server's stores and rooms: dumps go through the shared
  * ingest, a re-run's annotations are carried over. Embedded mode: the SQLite queue and tokens.
  * Scaled mode: the shared store's (PostgreSQL), with job notices on a `LISTEN` connection of its
- * own (throws when PostgreSQL cannot be reached).
+ * own (throws when PostgreSQL cannot be reached) and the runners of every instance listed in PostgreSQL.
  */
 export async function createCaptureService(deps: CaptureDeps, log: Logger, timings: Partial<JobTimings> = {}): Promise<CaptureService> {
   const sink: CaptureSink = {
@@ -50,7 +51,7 @@ export async function createCaptureService(deps: CaptureDeps, log: Logger, timin
   const { scaled } = deps;
   const databaseUrl = deps.config.scaled?.databaseUrl;
   const stores: CaptureStores = scaled && databaseUrl !== undefined
-    ? { jobs: scaled.shared.jobs, tokens: scaled.shared.runnerTokens, signal: await connectPgJobSignal(databaseUrl, log) }
+    ? { jobs: scaled.shared.jobs, tokens: scaled.shared.runnerTokens, signal: await connectPgJobSignal(databaseUrl, log), runners: postgresRunnerRegistry(databaseUrl) }
     : embeddedCaptureStores(deps.store);
   return new CaptureService(stores, sink, log, timings);
 }

@@ -18,7 +18,7 @@ export interface RunnerRouteDeps {
 }
 
 /**
- * `GET /api/rooms/:id/runners` lists the runners connected to this instance and their devices for room members;
+ * `GET /api/rooms/:id/runners` lists the runners connected (to any instance, in scaled mode) and their devices for room members;
  * `POST /api/runner/jobs/:jobId/attempts/:attempt/result` takes a runner's result (runner token),
  * applied exactly once per job however often it is posted; a token the job is not leased to gets
  * `wrong_runner` (403).

@@ -251,6 +251,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE documents ADD COLUMN file_sha256 TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'live runners',
+    // The runners connected to every instance (postgres/runner-registry.ts): one row per runner
+    // (its token and name), the connection (`session`) that wrote it, alive until `expires_at`.
+    sql: `
+      CREATE TABLE live_runners (
+        runner_id TEXT PRIMARY KEY,
+        instance_id TEXT NOT NULL,
+        session TEXT NOT NULL,
+        name TEXT NOT NULL,
+        capabilities TEXT NOT NULL,
+        connected_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX live_runners_by_expiry ON live_runners (expires_at);
+    `,
+  },
 ];
 
 /** Arbitrary key of the advisory lock that makes instances starting together migrate one at a time. */
