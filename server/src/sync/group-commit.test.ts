@@ -11,9 +11,10 @@ import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
 import { openStore, type RoomBatch, type Store } from '../store';
 import { StoreUnavailableError } from '../store/store-errors';
-import { Connection, type SocketLike } from './connection';
+import { Connection } from './connection';
 import { GroupCommit, type RoomAppender } from './group-commit';
 import { Room, RoomCommitError } from './room';
+import { RecordingSocket } from './recording-socket';
 
 /**
  * The group commit with an appender that answers later, as PostgreSQL does: the embedded store
@@ -34,15 +35,7 @@ class LateAppender implements RoomAppender {
   }
 }
 
-class FakeSocket implements SocketLike {
-  readonly sent: Uint8Array[] = [];
-  closedWith: number | undefined;
-  send(data: Uint8Array): void {
-    this.sent.push(data);
-  }
-  close(code: number): void {
-    this.closedWith = code;
-  }
+class FakeSocket extends RecordingSocket {
   /** `sync:N` for sync sub-message N, `ack:SEQ` for acks, in order. */
   kinds(): string[] {
     return this.sent.map((f) => {

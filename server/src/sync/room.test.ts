@@ -10,9 +10,10 @@ import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol
 import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
 import { openStore, UpdatesStore, type Store } from '../store';
-import { Connection, type SocketLike } from './connection';
+import { Connection } from './connection';
 import { GROUP_OPEN_MS, GroupCommit } from './group-commit';
 import { COMPACT_FORCE_FACTOR, COMPACT_IDLE_MS, Room } from './room';
+import { RecordingSocket } from './recording-socket';
 
 const note = (id: string): Annotation => ({
   id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
@@ -20,15 +21,7 @@ const note = (id: string): Annotation => ({
 });
 
 /** A socket that records what the room sent it. */
-class FakeSocket implements SocketLike {
-  readonly sent: Uint8Array[] = [];
-  closedWith: number | undefined;
-  send(data: Uint8Array): void {
-    this.sent.push(data);
-  }
-  close(code: number): void {
-    this.closedWith = code;
-  }
+class FakeSocket extends RecordingSocket {
   /** Sync sub-message types (0 step 1, 1 step 2, 2 update) of the sync frames received. */
   syncKinds(): number[] {
     return this.sent.flatMap((f) => {

@@ -13,21 +13,13 @@ import { openStore, type Store } from '../store';
 import type { RoomLog } from '../store/shared-store';
 import { BusKind } from './bus/frame';
 import { LocalBusHub, LocalRoomBus } from './bus/local-bus';
-import { Connection, type SocketLike } from './connection';
+import { Connection } from './connection';
 import { Rooms } from './rooms';
 import { serverClientId } from './writers';
+import { RecordingSocket } from './recording-socket';
 
 /** A socket that records the close code and the frames it was sent. */
-class FakeSocket implements SocketLike {
-  readonly sent: Uint8Array[] = [];
-  closedWith: number | undefined;
-  send(data: Uint8Array): void {
-    this.sent.push(data);
-  }
-  close(code: number): void {
-    this.closedWith = code;
-  }
-}
+class FakeSocket extends RecordingSocket {}
 
 const log = pino({ level: 'silent' });
 const HASH = 'ab'.repeat(32);
