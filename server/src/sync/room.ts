@@ -38,6 +38,8 @@ export const BUS_ORIGIN = Symbol('bus');
 export const COMPACT_IDLE_MS = 1000;
 /** A room that never goes idle still compacts once its log passes this many times a threshold. */
 export const COMPACT_FORCE_FACTOR = 4;
+/** Scaled mode: the least time (ms) between two reads of the log that fill a gap in what the bus brought. */
+export const FILL_GAP_MS = 250;
 
 /** A room's state as loaded from its log: snapshot, the rows after it, and the id of the last one. */
 export type LoadedRoomState = StoredRoomState & { readonly lastId: number };
@@ -140,6 +142,11 @@ export class Room {
   private held: { conn: Connection; data: Uint8Array }[] | undefined;
   /** Sockets the room has caught up for already. */
   private readonly caughtUpFor = new WeakSet<Connection>();
+  /** A read of the log to fill a gap is under way (`again`: another gap was seen meanwhile). */
+  private filling: { again: boolean } | undefined;
+  /** When the last read to fill a gap ended (ms), and the timer of the next one while it must wait. */
+  private filledAt = -Infinity;
+  private fillTimer: NodeJS.Timeout | undefined;
   /** Sync step 1 requests that wait for the next batch's commit (the shared store only). */
   private step1Waiting: { conn: Connection; payload: Uint8Array }[] = [];
   /** Why the room broke: the failed commit's error. */
@@ -224,8 +231,10 @@ export class Room {
     if (this.broken || this.destroyed) return;
     this.knowInstance(frame.origin);
     try {
-      if (frame.kind === BusKind.update) Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
-      else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
+      if (frame.kind === BusKind.update) {
+        Y.applyUpdate(this.doc, frame.data, BUS_ORIGIN);
+        if (this.hasGap()) this.fillGap();
+      } else if (frame.kind === BusKind.awareness) awarenessProtocol.applyAwarenessUpdate(this.awareness, frame.data, BUS_ORIGIN);
       else if (frame.kind === BusKind.query) this.answerQuery();
     } catch (err) {
       this.deps.log.warn({ err, room: this.id }, 'bus message not applied');
@@ -245,6 +254,44 @@ export class Room {
   private answerQuery(): void {
     const own = [...this.awareness.getStates().keys()].filter((id) => this.claims.ownerOf(id) !== undefined);
     void this.deps.bus?.publish(this.id, BusKind.awareness, awarenessProtocol.encodeAwarenessUpdate(this.awareness, own));
+  }
+
+  /** Whether Yjs holds updates back for want of earlier ones (a gap in what this instance has heard). */
+  private hasGap(): boolean {
+    return this.doc.store.pendingStructs !== null || this.doc.store.pendingDs !== null;
+  }
+
+  /**
+   * Fills a gap from the log. An instance that dies may have committed updates it never published;
+   * what its clients write next, elsewhere, follows them, and Yjs holds it back here until they
+   * come, which over the bus they never do. The log has them. A gap from messages of two instances
+   * arriving out of order closes by itself; reading the log then changes nothing. One read at a
+   * time and at most one every `FILL_GAP_MS`; a gap still open after it starts another.
+   */
+  private fillGap(): void {
+    const roomLog = this.deps.roomLog;
+    if (!roomLog || this.destroyed) return;
+    if (this.filling) {
+      this.filling.again = true;
+      return;
+    }
+    if (this.fillTimer) return;
+    const wait = this.filledAt + FILL_GAP_MS - performance.now();
+    if (wait > 0) {
+      this.fillTimer = setTimeout(() => {
+        this.fillTimer = undefined;
+        if (this.hasGap()) this.fillGap();
+      }, wait);
+      this.fillTimer.unref();
+      return;
+    }
+    const filling = (this.filling = { again: false });
+    roomLog.load(this.id).then((state) => this.applyStored(state), (err: unknown) => this.deps.log.warn({ err, room: this.id }, 'filling a gap from the log failed'))
+      .finally(() => {
+        this.filling = undefined;
+        this.filledAt = performance.now();
+        if (filling.again && this.hasGap()) this.fillGap();
+      });
   }
 
   /** A resync: the room's stored state, read again from the log, applied (what is known already changes nothing). Never throws. */
@@ -669,6 +716,7 @@ export class Room {
     this.flush();
     if (!this.broken && this.logPast(1)) this.compact();
     clearTimeout(this.compactTimer);
+    clearTimeout(this.fillTimer);
     this.history.destroy();
     this.awareness.off('update', this.onAwareness);
     this.doc.off('update', this.onUpdate);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addAnnotation, readAnnotations, type Annotation } from '@seam/shared/model';
 import { CloseCode, encodeSyncMessage, MessageType } from '@seam/shared/protocol';
 import { DEFAULT_LIMITS, SyncMode } from '../config';
 import { Metrics } from '../metrics';
@@ -128,4 +129,39 @@ describe('Rooms on a bus (scaled mode)', () => {
     joined.room.receive(joined.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(forger)));
     expect(joined.room.doc.getMap('annotations').has('x')).toBe(false);
   });
+
+  it('fills from the log a gap left by an instance that committed updates and never published them', async () => {
+    const [dead, live, other] = [instance(true), instance(), instance()];
+    const held = await live.connect(HASH);
+    const writer = new Y.Doc();
+    const first = await dead.connect(OTHER);
+    // Committed through the instance whose messages are lost: in the log, never on the bus.
+    addAnnotation(writer, note('one'));
+    first.room.receive(first.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(writer)));
+    await waitUntil(() => store.updates.load('r').updates.length > 0);
+    expect(ids(held.room.doc)).toEqual([]);
+    // The writer goes on through a third instance: its step 1 makes that one catch up, then its next write is published.
+    const again = await other.connect(OTHER);
+    again.room.receive(again.conn, encodeSyncMessage(0, Y.encodeStateVector(writer)));
+    const before = Y.encodeStateVector(writer);
+    addAnnotation(writer, note('two'));
+    await waitUntil(() => ids(other.rooms.get('r').doc).includes('one'));
+    again.room.receive(again.conn, encodeSyncMessage(2, Y.encodeStateAsUpdate(writer, before)));
+    // The instance holding the room heard only the second write, which follows the first: it reads the log and has both.
+    await waitUntil(() => ids(held.room.doc).includes('two'));
+    expect(ids(held.room.doc)).toEqual(['one', 'two']);
+    expect(held.room.doc.store.pendingStructs).toBeNull();
+  });
 });
+
+const note = (id: string): Annotation => ({
+  id, docId: 'd', from: 0, to: 1, quote: { prefix: '', exact: 'x', suffix: '' }, kind: 'note', body: 'b',
+  author: { id: 'u', name: 'U', color: '#000000' }, createdAt: 1, resolved: false, replies: [],
+});
+const ids = (doc: Y.Doc) => readAnnotations(doc).map((a) => a.id).sort();
+
+/** Waits (on real timers) until `check` holds, for at most two seconds. */
+async function waitUntil(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+}
