@@ -64,6 +64,8 @@ describe('a drill in a class of three', () => {
     // The earliest line asked about, out of view: the dump in a short window, scrolled to its end.
     const q = [...drill.questions].sort((a, b) => a.line - b.line)[0]!;
     const subject = `${q.subject} = stablehlo.`;
+    // The student's own window is the one in front (Chromium draws, and runs animation frames for, the page in front).
+    await page.bringToFront();
     await page.setViewportSize({ width: 1400, height: 380 });
     await page.locator('.cm-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await expect.poll(() => lineVisible(page, subject)).toBe(false);
