@@ -10,9 +10,7 @@ import { openPostgresStore } from '../../server/src/store/postgres';
 import type { SharedStore } from '../../server/src/store/shared-store';
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
-import { startCluster, type TestCluster } from '../helpers/scale/cluster';
-import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { useScaledCluster } from '../helpers/scale/scaled-cluster';
 import { captureGroup, getJob, MLP, MLP_ARGS, requestCapture, startAgent, waitJob, type AgentProcess } from './capture-kit';
 
 /**
@@ -23,29 +21,22 @@ import { captureGroup, getJob, MLP, MLP_ARGS, requestCapture, startAgent, waitJo
 
 const FINAL = ['done', 'failed', 'cancelled'];
 
-let postgres: TestPostgres;
-let redis: TestRedis;
-let cluster: TestCluster;
-let databaseUrl: string;
+const scaled = useScaledCluster(3, 'seam_captures');
+
 let shared: SharedStore;
 let room: CreatedRoom;
 const agents: AgentProcess[] = [];
 
 beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  databaseUrl = await postgres.createDatabase('seam_captures');
-  cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url });
-  shared = await openPostgresStore(databaseUrl, { max: 4 });
-  room = await createRoom(cluster);
+  shared = await openPostgresStore(scaled.databaseUrl, { max: 4 });
+  room = await createRoom(scaled.cluster);
 });
 afterAll(async () => {
   await shared?.close();
-  await cluster?.close();
-  await Promise.all([postgres?.close(), redis?.close()]);
 });
 
 /** Instance `i`'s own address. */
-const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url, room });
+const direct = (i: number) => ({ url: scaled.cluster.instances[i]!.server!.url, room });
 
 /** The names of the runners instance `i` lists (those of every instance). */
 async function runnersOn(i: number): Promise<string[]> {
@@ -55,10 +46,10 @@ async function runnersOn(i: number): Promise<string[]> {
 
 /** The cluster instance holding runner `name`'s socket, by the process id in its shared registry entry; -1 when none does. */
 async function holderOf(name: string): Promise<number> {
-  const live = postgresRunnerRegistry(databaseUrl, { max: 1 });
+  const live = postgresRunnerRegistry(scaled.databaseUrl, { max: 1 });
   try {
     const entry = (await live.list()).find((r) => r.name === name);
-    return entry ? cluster.instances.findIndex((i) => entry.instanceId.split(':')[1] === String(i.server?.child?.pid)) : -1;
+    return entry ? scaled.cluster.instances.findIndex((i) => entry.instanceId.split(':')[1] === String(i.server?.child?.pid)) : -1;
   } finally {
     await live.close();
   }
@@ -73,12 +64,12 @@ describe('captures across instances', () => {
     // Minted in PostgreSQL by the runner-token command, as an operator of a scaled deployment does.
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(`error: ${l}`) };
-    expect(await runSharedTokenCli(['create', 'cpu-a'], {}, databaseUrl, io)).toBe(0);
+    expect(await runSharedTokenCli(['create', 'cpu-a'], {}, scaled.databaseUrl, io)).toBe(0);
     const minted = lines.join('\n').split('\n').at(-1)!;
     expect(minted).toMatch(/^srn_/);
-    expect(await runSharedTokenCli(['create', 'local'], {}, databaseUrl, io)).toBe(2);
-    expect(await runSharedTokenCli(['revoke', 'rt_nope'], {}, databaseUrl, io)).toBe(1);
-    expect(await runSharedTokenCli(['mint'], {}, databaseUrl, io)).toBe(2);
+    expect(await runSharedTokenCli(['create', 'local'], {}, scaled.databaseUrl, io)).toBe(2);
+    expect(await runSharedTokenCli(['revoke', 'rt_nope'], {}, scaled.databaseUrl, io)).toBe(1);
+    expect(await runSharedTokenCli(['mint'], {}, scaled.databaseUrl, io)).toBe(2);
     expect(lines.slice(1)).toEqual([expect.stringMatching(/^error: .*reserved/), 'error: no live runner token with id rt_nope', expect.stringMatching(/^error: usage/)]);
     expect((await shared.runnerTokens.list()).map((t) => t.name)).toEqual(['cpu-a']);
     const agent = await startAgent(direct(0).url, minted, 'cpu-a');
@@ -117,14 +108,14 @@ describe('captures across instances', () => {
   it('finishes a capture whose runner\'s instance is killed mid-capture, through the runner reconnecting to another; nothing is left running', async () => {
     const token = await shared.runnerTokens.create('cpu-b');
     // Through HAProxy, so that a reconnect finds another instance.
-    const agent = await startAgent(cluster.url, token.token, 'cpu-b');
+    const agent = await startAgent(scaled.cluster.url, token.token, 'cpu-b');
     agents.push(agent);
     let holder = -1;
     await waitFor(async () => (holder = await holderOf('cpu-b')) >= 0, 'the instance holding the runner');
     const other = (holder + 1) % 3;
     const asked = await requestCapture(direct(other), { program: `import time\n\ntime.sleep(3)\n${MLP}`, entry: 'mlp', args: MLP_ARGS, capture: ['jaxpr'] });
     await agent.saw(new RegExp(`running ${asked.body.job.id}`));
-    await cluster.instances[holder]!.kill();
+    await scaled.cluster.instances[holder]!.kill();
     await agent.saw(/disconnected; reconnecting/);
 
     const job = await waitJob(direct(other), asked.body.job.id, FINAL);
@@ -158,9 +149,9 @@ describe('two capture services on one database', () => {
   const ingested: CaptureDocument[] = [];
 
   const service = async (leaseMs: number, retryWaitMs: number): Promise<CaptureService> => {
-    const store = await openPostgresStore(databaseUrl, { max: 2 });
+    const store = await openPostgresStore(scaled.databaseUrl, { max: 2 });
     const s = new CaptureService({
-      jobs: store.jobs, tokens: store.runnerTokens, signal: await connectPgJobSignal(databaseUrl, quiet), runners: postgresRunnerRegistry(databaseUrl, { max: 1 }),
+      jobs: store.jobs, tokens: store.runnerTokens, signal: await connectPgJobSignal(scaled.databaseUrl, quiet), runners: postgresRunnerRegistry(scaled.databaseUrl, { max: 1 }),
     }, {
       ingest: async (_room, doc) => {
         ingested.push(doc);
@@ -236,7 +227,7 @@ describe('two capture services on one database', () => {
   });
 
   it('keeps a runner listed by its newest connection: an older one closing or renewing late changes nothing', async () => {
-    const live = postgresRunnerRegistry(databaseUrl, { max: 1 });
+    const live = postgresRunnerRegistry(scaled.databaseUrl, { max: 1 });
     try {
       const entry = { id: 'rt_x/hand-e', name: 'hand-e', capabilities: caps, connectedAt: 1, instanceId: 'old' };
       await live.put('s1', entry, 60_000);
@@ -262,10 +253,10 @@ describe('two capture services on one database', () => {
     expect((await shared.jobs.listRoom(room.id)).filter((j) => !FINAL.includes(j.status))).toEqual([]);
   });
   it('ignores notices on the channel that are not Seam\'s, and refuses to start listening where PostgreSQL cannot be reached', async () => {
-    const signal = await connectPgJobSignal(databaseUrl, quiet);
+    const signal = await connectPgJobSignal(scaled.databaseUrl, quiet);
     const heard: unknown[] = [];
     signal.listen((n) => heard.push(n));
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({ connectionString: scaled.databaseUrl });
     await client.connect();
     try {
       for (const payload of ['{bad', '{"kind":"cancel","jobId":1}', 'x'.repeat(600), '{"kind":"queued"}']) await client.query("SELECT pg_notify('seam_jobs', $1)", [payload]);

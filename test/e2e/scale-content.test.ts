@@ -2,13 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RoomKey, type DocumentMeta } from '@seam/shared/model';
 import { decodeWindowColumns } from '@seam/shared/trace';
 import { addDocument, connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
-import { startCluster, type TestCluster } from '../helpers/scale/cluster';
-import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { useScaledCluster } from '../helpers/scale/scaled-cluster';
 
 /**
  * Scaled mode's dumps and traces: three Seam instances on one PostgreSQL and one Redis, behind
@@ -19,23 +17,12 @@ const DOCUMENT_BYTES = 256 * 1024;
 const HLO = readFileSync(new URL('../fixtures/ir/mlp/hlo-opt.txt', import.meta.url), 'utf8');
 const TRACE = readFileSync(new URL('../fixtures/trace/mlp.trace.json.gz', import.meta.url));
 
-let postgres: TestPostgres;
-let redis: TestRedis;
-let cluster: TestCluster;
-let databaseUrl: string;
 
-beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  databaseUrl = await postgres.createDatabase('seam_content');
-  cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url, SEAM_DOCUMENT_BYTES: String(DOCUMENT_BYTES) });
-});
-afterAll(async () => {
-  await cluster?.close();
-  await Promise.all([postgres?.close(), redis?.close()]);
-});
+
+const scaled = useScaledCluster(3, 'seam_content', { SEAM_DOCUMENT_BYTES: String(DOCUMENT_BYTES) });
 
 /** Instance `i`'s own address. */
-const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url });
+const { direct } = scaled;
 
 /** `GET path` on instance `i` with `token` as a bearer and `headers`. */
 const get = (i: number, path: string, token: string, headers: Record<string, string> = {}) =>
@@ -50,7 +37,7 @@ async function listed(i: number, room: CreatedRoom): Promise<DocumentMeta[]> {
 
 /** Rows of `table` in the shared store (PostgreSQL, read directly). */
 async function rows(table: 'documents' | 'blobs' | 'trace_reductions'): Promise<number> {
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const db = new pg.Client({ connectionString: scaled.databaseUrl });
   await db.connect();
   try {
     return Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
@@ -61,7 +48,7 @@ async function rows(table: 'documents' | 'blobs' | 'trace_reductions'): Promise<
 
 /** Runs `sql` on the shared database as its owner. */
 async function admin(sql: string): Promise<void> {
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const db = new pg.Client({ connectionString: scaled.databaseUrl });
   await db.connect();
   try {
     await db.query(sql);
@@ -151,7 +138,7 @@ describe('scaled mode: dumps and traces on three instances', () => {
     expect([broken.status, await code(broken)]).toEqual([400, 'bad_request']);
     expect((await get(1, `/api/rooms/${room.id}/documents/nope/text`, room.tokens.viewer)).status).toBe(404);
     // Through HAProxy: the instance answers before reading the whole body and closes that connection.
-    const big = await fetch(`${cluster.url}/api/rooms/${room.id}/documents?title=big`, {
+    const big = await fetch(`${scaled.cluster.url}/api/rooms/${room.id}/documents?title=big`, {
       method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'text/plain' }, body: 'x'.repeat(DOCUMENT_BYTES + 1),
     });
     expect([big.status, await code(big)]).toEqual([413, 'too_large']);
@@ -180,7 +167,7 @@ describe('scaled mode: dumps and traces on three instances', () => {
     }
     expect(await listed(0, room)).toEqual([]);
     // What was written before the refusal is keyed by content and listed nowhere.
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: scaled.databaseUrl });
     await db.connect();
     try {
       expect((await db.query('SELECT 1 FROM blobs WHERE sha256 = $1', [sha256])).rowCount).toBe(1);
@@ -203,7 +190,7 @@ describe('scaled mode: dumps and traces on three instances', () => {
   it('answers 503 store_unavailable to uploads while PostgreSQL is stopped, and stores nothing of them', async () => {
     const room = await createRoom(direct(0), 'postgres stopped');
     const text = `${HLO}\n// while down\n`;
-    await postgres.stop();
+    await scaled.postgres.stop();
     try {
       const paste = await fetch(`${direct(0).url}/api/rooms/${room.id}/documents`, {
         method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'down', text }),
@@ -214,10 +201,10 @@ describe('scaled mode: dumps and traces on three instances', () => {
       expect(trace.status).toBe(503);
       expect(((await trace.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
     } finally {
-      await postgres.start();
+      await scaled.postgres.start();
     }
     expect(await listed(2, room)).toEqual([]);
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: scaled.databaseUrl });
     await db.connect();
     try {
       expect((await db.query('SELECT 1 FROM documents WHERE room_id = $1', [room.id])).rowCount).toBe(0);

@@ -2,14 +2,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DocumentMeta, ImportResult } from '@seam/shared/model';
 import { createRoom, waitFor, type CreatedRoom } from '../helpers';
 import { openPool } from '../../server/src/store/postgres/pool';
 import { postgresStaging } from '../../server/src/store/postgres/staging';
-import { startCluster, type TestCluster } from '../helpers/scale/cluster';
-import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { useScaledCluster } from '../helpers/scale/scaled-cluster';
 import { TYPES, archive, postImport } from './import-kit';
 
 /**
@@ -24,23 +22,12 @@ const STAGED_BYTES = 12 * MIB;
 const HLO = readFileSync(new URL('../fixtures/ir/mlp/hlo-opt.txt', import.meta.url));
 const TRACE_GZ = readFileSync(new URL('../fixtures/trace/mlp.trace.json.gz', import.meta.url));
 
-let postgres: TestPostgres;
-let redis: TestRedis;
-let cluster: TestCluster;
-let databaseUrl: string;
 
-beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  databaseUrl = await postgres.createDatabase('seam_imports');
-  cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url, SEAM_STAGED_BYTES: String(STAGED_BYTES) });
-});
-afterAll(async () => {
-  await cluster?.close();
-  await Promise.all([postgres?.close(), redis?.close()]);
-});
+
+const scaled = useScaledCluster(3, 'seam_imports', { SEAM_STAGED_BYTES: String(STAGED_BYTES) });
 
 /** Instance `i`'s own address. */
-const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url });
+const { direct } = scaled;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** `PUT /api/rooms/:id/blobs/:sha256` on instance `i`; resolves to the status and the error code, if any. */
@@ -65,7 +52,7 @@ async function commit(i: number, room: CreatedRoom, files: { path: string; body:
 
 /** The room's staged uploads in PostgreSQL: `whole` those staged, `partial` those that never got their sha256. */
 async function stagedRows(room: CreatedRoom): Promise<{ whole: number; partial: number }> {
-  const db = new pg.Client({ connectionString: databaseUrl });
+  const db = new pg.Client({ connectionString: scaled.databaseUrl });
   await db.connect();
   try {
     const r = await db.query<{ whole: string; partial: string }>(
@@ -122,7 +109,7 @@ describe('scaled mode: imports on three instances', () => {
     expect({ added: again.json.added, unchanged: again.json.unchanged }).toEqual({ added: 0, unchanged: 2 });
     expect((await listed(1, room)).length).toBe(2);
     // An archive streams through the one instance HAProxy gives it, staged in the shared store and committed there.
-    const zipped = await postImport({ url: cluster.url }, room, archive('zip', [{ name: 'more/notes.txt', data: 'the softmax spills\n' }]), TYPES.zip);
+    const zipped = await postImport({ url: scaled.cluster.url }, room, archive('zip', [{ name: 'more/notes.txt', data: 'the softmax spills\n' }]), TYPES.zip);
     expect(zipped.status, JSON.stringify(zipped.json)).toBe(201);
     expect((await listed(0, room)).length).toBe(3);
     expect(await stagedRows(room)).toEqual({ whole: 0, partial: 0 });
@@ -156,12 +143,12 @@ describe('scaled mode: imports on three instances', () => {
     const answer = put(1, room, sha(body), heldBody(body.subarray(0, 5 * MIB), body.subarray(5 * MIB), released));
     // The first 4 MiB chunk is written before PostgreSQL goes.
     await waitFor(async () => (await stagedRows(room)).partial === 1, 'the upload under way in PostgreSQL');
-    await postgres.stop();
+    await scaled.postgres.stop();
     try {
       go();
       expect(await answer).toMatchObject({ status: 503, code: 'store_unavailable' });
     } finally {
-      await postgres.start();
+      await scaled.postgres.start();
     }
     for (const i of [0, 1, 2]) expect(await where(i, room, sha(body))).toBe(404);
     expect((await stagedRows(room)).whole).toBe(0);
@@ -173,7 +160,7 @@ describe('scaled mode: imports on three instances', () => {
   });
 
   it('expires a staged blob SEAM_STAGED_S after it was last staged, for every instance, and staging it again renews it', async () => {
-    const pool = openPool(databaseUrl, 2);
+    const pool = openPool(scaled.databaseUrl, 2);
     const clock = { t: 1_000_000 };
     const limits = { stagedBytes: STAGED_BYTES, stagedSeconds: 60 };
     // Two instances' views of the shared staging, on one clock.

@@ -1,12 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import * as Y from 'yjs';
-import { addAnnotation, readAnnotations, RoomKey } from '@seam/shared/model';
+import {
+  addAnnotation, annotationsMap, annotationToVersion1YMap, isVersion1Annotation, readAnnotations, RoomKey, roomVersion,
+} from '@seam/shared/model';
+import { runCli } from '../../server/src/cli/run';
 import { CloseCode } from '@seam/shared/protocol';
-import { connectClient, createRoom, note, waitFor, type CreatedRoom, type TestClient } from '../helpers';
-import { startCluster, type TestCluster } from '../helpers/scale/cluster';
-import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { connectClient, createRoom, note, startTestServer, waitFor, type CreatedRoom, type TestClient } from '../helpers';
+import { useScaledCluster } from '../helpers/scale/scaled-cluster';
 
 /**
  * Scaled mode's room path: three Seam instances on one PostgreSQL and one Redis, behind HAProxy.
@@ -16,25 +20,12 @@ import { startRedis, type TestRedis } from '../helpers/scale/redis';
  */
 const COMPACT_COUNT = 40;
 
-let postgres: TestPostgres;
-let redis: TestRedis;
-let cluster: TestCluster;
-let databaseUrl: string;
 
-beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  databaseUrl = await postgres.createDatabase('seam_room');
-  cluster = await startCluster(3, {
-    SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url, SEAM_COMPACT_COUNT: String(COMPACT_COUNT), SEAM_IDLE_UNLOAD_S: '1',
-  });
-});
-afterAll(async () => {
-  await cluster?.close();
-  await Promise.all([postgres?.close(), redis?.close()]);
-});
+
+const scaled = useScaledCluster(3, 'seam_room', { SEAM_COMPACT_COUNT: String(COMPACT_COUNT), SEAM_IDLE_UNLOAD_S: '1' });
 
 /** Instance `i`'s own address (for clients that must be on a given instance). */
-const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url });
+const { direct } = scaled;
 
 /** The ids of the annotations of `c`'s replica. */
 const idsOf = (c: TestClient) => new Set(readAnnotations(c.doc).map((a) => a.id));
@@ -70,7 +61,7 @@ async function restWriter(room: CreatedRoom, aid: string, running: () => boolean
   const confirmed: string[] = [];
   for (let i = 0; running(); i++) {
     try {
-      const res = await fetch(`${cluster.url}/api/rooms/${room.id}/annotations/${aid}/replies`, {
+      const res = await fetch(`${scaled.cluster.url}/api/rooms/${room.id}/annotations/${aid}/replies`, {
         method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' },
         body: JSON.stringify({ body: `reply ${i}` }),
       });
@@ -86,7 +77,7 @@ async function restWriter(room: CreatedRoom, aid: string, running: () => boolean
 
 /** Everything stored for `room`, read by a fresh client through HAProxy: annotation ids and reply ids. */
 async function stored(room: CreatedRoom): Promise<{ annotations: Set<string>; replies: Set<string> }> {
-  const c = connectClient({ url: cluster.url }, room.id, room.tokens.viewer);
+  const c = connectClient({ url: scaled.cluster.url }, room.id, room.tokens.viewer);
   await c.synced();
   const list = readAnnotations(c.doc);
   c.destroy();
@@ -95,8 +86,8 @@ async function stored(room: CreatedRoom): Promise<{ annotations: Set<string>; re
 
 /** A room with one annotation (the REST writer's replies go under it), made through HAProxy. */
 async function roomWithBase(title: string): Promise<CreatedRoom> {
-  const room = await createRoom({ url: cluster.url }, title);
-  const c = connectClient({ url: cluster.url }, room.id, room.tokens.owner, { ack: true });
+  const room = await createRoom({ url: scaled.cluster.url }, title);
+  const c = connectClient({ url: scaled.cluster.url }, room.id, room.tokens.owner, { ack: true });
   await c.synced();
   addAnnotation(c.doc, note('base'));
   const clock = Y.getState(c.doc.store, c.doc.clientID);
@@ -126,10 +117,45 @@ describe('scaled mode: one room on three instances', () => {
     for (const c of clients) c.destroy();
   });
 
+  it('serves an embedded room of room-document version 1 moved in by seam migrate, migrated once on its first load', async () => {
+    // An embedded server whose room holds version-1 annotations, written by an old client and stored.
+    const dataDir = mkdtempSync(join(tmpdir(), 'seam-scaled-migrate-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const embedded = await startTestServer({ dataDir });
+    const room = await createRoom(embedded, 'an old room');
+    const old = connectClient(embedded, room.id, room.tokens.annotator, { ack: true });
+    await old.synced();
+    old.doc.transact(() => {
+      for (let i = 0; i < 5; i += 1) annotationsMap(old.doc).set(`v1-${i}`, annotationToVersion1YMap(note(`v1-${i}`)));
+    });
+    await waitFor(() => old.acks.at(-1)?.entries.find((e) => e.clientID === old.doc.clientID)?.clock === Y.getState(old.doc.store, old.doc.clientID), 'the old writes acknowledged');
+    const before = readAnnotations(old.doc);
+    old.destroy();
+    await embedded.close();
+
+    // Moved into the cluster's PostgreSQL, then opened through two instances at once.
+    const lines: string[] = [];
+    expect(await runCli(['migrate', dataDir, scaled.databaseUrl], { out: (l) => lines.push(l), err: (l) => lines.push(l) })).toBe(0);
+    const clients = [1, 2].map((i) => connectClient(direct(i), room.id, room.tokens.viewer));
+    await Promise.all(clients.map((c) => c.synced()));
+    await waitFor(() => clients.every((c) => roomVersion(c.doc) === 2), 'the room migrated on load');
+    for (const c of clients) {
+      expect(readAnnotations(c.doc)).toEqual(before);
+      expect([...annotationsMap(c.doc).values()].filter((m) => isVersion1Annotation(m))).toEqual([]);
+    }
+    for (const c of clients) c.destroy();
+    // A third instance loading it later finds it migrated and the same.
+    const later = connectClient(direct(0), room.id, room.tokens.viewer);
+    await later.synced();
+    expect(roomVersion(later.doc)).toBe(2);
+    expect(readAnnotations(later.doc)).toEqual(before);
+    later.destroy();
+  });
+
   it('compacts while two instances write one room and loses no row of either', async () => {
     const room = await createRoom(direct(0), 'compaction');
     const writers = await Promise.all([streamingWriter(direct(0), room, 'w0', 3), streamingWriter(direct(1), room, 'w1', 3)]);
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: scaled.databaseUrl });
     await db.connect();
     const throughId = async () => Number((await db.query<{ through_id: string }>('SELECT through_id FROM room_snapshots WHERE room_id = $1', [room.id])).rows[0]?.through_id ?? 0);
     // Past four times the threshold a room compacts at once, whichever instance counts it first.
@@ -152,12 +178,12 @@ describe('scaled mode: one room on three instances', () => {
     const room = await roomWithBase('failover');
     const mustSurvive = { annotations: new Set<string>(), replies: new Set<string>() };
     for (let round = 0; round < 5; round++) {
-      const writers = await Promise.all([0, 1, 2].map((w) => streamingWriter({ url: cluster.url }, room, `r${round}-w${w}`)));
+      const writers = await Promise.all([0, 1, 2].map((w) => streamingWriter({ url: scaled.cluster.url }, room, `r${round}-w${w}`)));
       let running = true;
       const rest = restWriter(room, 'base', () => running);
       await waitFor(() => writers.every((w) => w.acked().length >= 5), 'acknowledged writes on every client', 60_000);
       const victim = round % 3;
-      await cluster.instances[victim]!.kill();
+      await scaled.cluster.instances[victim]!.kill();
       running = false;
       for (const w of writers) w.stop();
       try {
@@ -172,7 +198,7 @@ describe('scaled mode: one room on three instances', () => {
         await waitFor(() => writers.every((w) => all.every((id) => idsOf(w.client).has(id))), 'writers converged after the kill', 30_000);
         for (const w of writers) w.client.destroy();
       } finally {
-        await cluster.instances[victim]!.start();
+        await scaled.cluster.instances[victim]!.start();
       }
     }
     const got = await stored(room);
@@ -185,9 +211,9 @@ describe('scaled mode: one room on three instances', () => {
     const room = await createRoom(direct(0), 'redis restart');
     const writers = await Promise.all([streamingWriter(direct(0), room, 'a'), streamingWriter(direct(1), room, 'b')]);
     await waitFor(() => writers.every((w) => w.acked().length >= 5), 'writes before the restart');
-    await redis.kill();
+    await scaled.redis.kill();
     await waitFor(() => writers.every((w) => w.acked().length >= 20), 'writes while Redis is down');
-    await redis.start();
+    await scaled.redis.start();
     await waitFor(() => writers.every((w) => w.acked().length >= 40), 'writes after Redis is back');
     for (const w of writers) w.stop();
     await waitFor(() => writers.every((w) => w.acked().length === w.written.length), 'every write acknowledged');
@@ -203,10 +229,10 @@ describe('scaled mode: one room on three instances', () => {
     const room = await roomWithBase('postgres stopped');
     const writer = await streamingWriter(direct(0), room, 'pg', 20);
     await waitFor(() => writer.acked().length >= 3, 'writes before the stop');
-    await postgres.stop();
+    await scaled.postgres.stop();
     await waitFor(() => writer.client.closes.includes(CloseCode.serverError), 'the socket closed with 4500');
     writer.stop();
-    const res = await fetch(`${cluster.url}/api/rooms/${room.id}/annotations/base/replies`, {
+    const res = await fetch(`${scaled.cluster.url}/api/rooms/${room.id}/annotations/base/replies`, {
       method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ body: 'while down' }),
     });
     expect(res.status).toBe(503);
@@ -215,14 +241,14 @@ describe('scaled mode: one room on three instances', () => {
     expect(health).toMatchObject({ ok: false, postgres: 'down', redis: 'up' });
     const ackedWhileDown = writer.acked();
     writer.client.destroy();
-    await postgres.start();
+    await scaled.postgres.start();
     const got = await stored(room);
     // Nothing was acknowledged that is not stored; what was refused was never acknowledged.
     expect(ackedWhileDown.filter((id) => !got.annotations.has(id))).toEqual([]);
-    const again = await streamingWriter({ url: cluster.url }, room, 'back', 20);
+    const again = await streamingWriter({ url: scaled.cluster.url }, room, 'back', 20);
     await waitFor(() => again.acked().length >= 3, 'writes once PostgreSQL is back', 30_000);
     again.stop();
-    const ok = await fetch(`${cluster.url}/api/rooms/${room.id}/annotations/base/replies`, {
+    const ok = await fetch(`${scaled.cluster.url}/api/rooms/${room.id}/annotations/base/replies`, {
       method: 'POST', headers: { authorization: `Bearer ${room.tokens.owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ body: 'back' }),
     });
     expect(ok.status).toBe(201);

@@ -9,9 +9,8 @@ import { runInviteCli } from '../../server/src/cli/invite';
 import { openPostgresStore, type PostgresStore } from '../../server/src/store/postgres';
 import { RedisDrillSignal } from '../../server/src/teaching/drill-signal';
 import { addDocument, connectClient, waitFor, type CreatedRoom } from '../helpers';
-import { startCluster, type TestCluster } from '../helpers/scale/cluster';
-import { startPostgres, type TestPostgres } from '../helpers/scale/postgres';
-import { startRedis, type TestRedis } from '../helpers/scale/redis';
+import { useScaledCluster } from '../helpers/scale/scaled-cluster';
+import { startRedis } from '../helpers/scale/redis';
 
 /**
  * Scaled mode's teaching: three Seam instances on one PostgreSQL and one Redis, behind HAProxy.
@@ -24,26 +23,19 @@ const COURSE = readFileSync(new URL('../fixtures/drill/course.stablehlo.mlir', i
 const HLO = readFileSync(new URL('../fixtures/ir/mlp/hlo-opt.txt', import.meta.url), 'utf8');
 const OPERATOR = 'operator-token-of-the-teaching-cluster-0123456789';
 
-let postgres: TestPostgres;
-let redis: TestRedis;
-let cluster: TestCluster;
+const scaled = useScaledCluster(3, 'seam_teaching', { SEAM_ROOM_CREATION: 'invite', SEAM_OPERATOR_TOKEN: OPERATOR });
+
 let shared: PostgresStore;
-let databaseUrl: string;
 
 beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  databaseUrl = await postgres.createDatabase('seam_teaching');
-  cluster = await startCluster(3, { SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url, SEAM_ROOM_CREATION: 'invite', SEAM_OPERATOR_TOKEN: OPERATOR });
-  shared = await openPostgresStore(databaseUrl);
+  shared = await openPostgresStore(scaled.databaseUrl);
 });
 afterAll(async () => {
   await shared?.close();
-  await cluster?.close();
-  await Promise.all([postgres?.close(), redis?.close()]);
 });
 
 /** Instance `i`'s own address. */
-const direct = (i: number) => ({ url: cluster.instances[i]!.server!.url });
+const { direct } = scaled;
 
 /** `method path` on instance `i` with `token` as a bearer and an optional JSON body. */
 function call(i: number, method: string, path: string, token: string, json?: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -204,12 +196,12 @@ describe('scaled mode teaching', () => {
     // instance; revoked by the command, by none.
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
-    expect(await runInviteCli(['create', '--uses', '2'], { SEAM_DATABASE_URL: databaseUrl, SEAM_DATA_DIR: '/nonexistent' }, io)).toBe(0);
+    expect(await runInviteCli(['create', '--uses', '2'], { SEAM_DATABASE_URL: scaled.databaseUrl, SEAM_DATA_DIR: '/nonexistent' }, io)).toBe(0);
     const secret = /inv_[A-Za-z0-9_-]{43}/.exec(lines.join('\n'))?.[0] ?? '';
     const id = /invitation ([0-9a-f]{12})/.exec(lines.join('\n'))?.[1] ?? '';
     await room(2, 'invited', secret);
     expect((await invitations.list()).find((i) => i.id === id)?.usesLeft).toBe(1);
-    expect(await runInviteCli(['revoke', id], { SEAM_DATABASE_URL: databaseUrl }, io)).toBe(0);
+    expect(await runInviteCli(['revoke', id], { SEAM_DATABASE_URL: scaled.databaseUrl }, io)).toBe(0);
     const revoked = await call(1, 'POST', '/api/rooms', secret, { title: 'revoked' });
     expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('invitation_revoked');
   });

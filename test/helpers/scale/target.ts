@@ -1,7 +1,5 @@
 import { startTestServer } from '../server';
-import { startCluster } from './cluster';
-import { startPostgres } from './postgres';
-import { startRedis } from './redis';
+import { startScaledCluster } from './scaled-cluster';
 
 /** The two ways a suite runs: one embedded server, or scaled mode. */
 export const TargetKind = { embedded: 'embedded', scaled: 'scaled' } as const;
@@ -35,21 +33,6 @@ export async function startTarget(kind: TargetKind, env: Record<string, string> 
     const s = await startTestServer({ env });
     return { kind, url: s.url, at: () => s, close: () => s.close() };
   }
-  const [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
-  try {
-    const databaseUrl = await postgres.createDatabase('seam_target');
-    const cluster = await startCluster(SCALED_INSTANCES, { ...env, SEAM_DATABASE_URL: databaseUrl, SEAM_REDIS_URL: redis.url });
-    return {
-      kind,
-      url: cluster.url,
-      at: (i) => ({ url: cluster.instances[i % SCALED_INSTANCES]!.server!.url }),
-      close: async () => {
-        await cluster.close();
-        await Promise.all([postgres.close(), redis.close()]);
-      },
-    };
-  } catch (err) {
-    await Promise.all([postgres.close(), redis.close()]);
-    throw err;
-  }
+  const { cluster, close } = await startScaledCluster(SCALED_INSTANCES, 'seam_target', env);
+  return { kind, url: cluster.url, at: (i) => ({ url: cluster.instances[i % SCALED_INSTANCES]!.server!.url }), close };
 }
