@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { connectRedisPair } from '../sync/bus/redis-pair';
 import { DrillHub } from './drill-hub';
 
 /**
@@ -17,9 +18,6 @@ export interface DrillSignal {
 
 /** Channel of a drill: `PREFIX` + drill id. */
 export const DRILL_CHANNEL_PREFIX = 'seam:drill:';
-
-/** Reconnect quickly and keep trying, as the room bus does. */
-const retryStrategy = (times: number) => Math.min(50 * times, 500);
 
 /**
  * Drill changes over Redis pub/sub, one channel per drill, subscribed only while a stream on this
@@ -56,15 +54,7 @@ export class RedisDrillSignal implements DrillSignal {
 
   /** Connects to `url` (`redis://HOST:PORT`); rejects if Redis cannot be reached. `onError` hears connection and publish failures. */
   static async connect(url: string, onError: (err: Error) => void): Promise<RedisDrillSignal> {
-    const pub = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy });
-    const sub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: null, retryStrategy });
-    try {
-      await Promise.all([pub.connect(), sub.connect()]);
-    } catch (err) {
-      pub.disconnect();
-      sub.disconnect();
-      throw err;
-    }
+    const { pub, sub } = await connectRedisPair(url);
     return new RedisDrillSignal(pub, sub, onError);
   }
 

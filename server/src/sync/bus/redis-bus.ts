@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { connectRedisPair } from './redis-pair';
 import { BusFrameError, BusKind, readFrame, writeFrame } from './frame';
 import type { BusErrorHandler, RoomBus, RoomBusListener } from './room-bus';
 
@@ -13,9 +14,6 @@ export const ROOM_HOLDERS_PREFIX = 'seam:holders:';
  * instance that has not loaded the room for as long, long gone or learnt again from the bus.
  */
 const HOLDERS_TTL_S = 7 * 24 * 3600;
-
-/** Reconnect quickly and keep trying: the bus is useless while down, and rooms resync once it is back. */
-const retryStrategy = (times: number) => Math.min(50 * times, 500);
 
 /**
  * The room bus on Redis pub/sub: one channel per room, subscribed while this instance holds the
@@ -68,15 +66,8 @@ export class RedisRoomBus implements RoomBus {
 
   /** Connects both connections to `url` (`redis://HOST:PORT`); rejects if Redis cannot be reached. */
   static async connect(url: string, onError: BusErrorHandler = () => undefined): Promise<RedisRoomBus> {
-    const pub = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy });
-    const sub = new Redis(url, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: null, retryStrategy });
-    try {
-      await Promise.all([pub.connect(), sub.connect()]);
-    } catch (err) {
-      pub.disconnect();
-      sub.disconnect();
-      throw err;
-    }
+    // The bus re-subscribes itself after a reconnect, and then tells each room to resync.
+    const { pub, sub } = await connectRedisPair(url, false);
     return new RedisRoomBus(pub, sub, onError);
   }
 
