@@ -259,6 +259,10 @@ describe('seam migrate', () => {
       await server.close();
       const operator = openSqliteSharedStore(dir, SyncMode.full);
       const runnerToken = (await operator.runnerTokens.create('cpu-1')).token;
+      // As an import records a trace: its path and the sha256 of the gzipped file it read.
+      const traceDoc = (await operator.documents.list(room.id)).find((d) => d.kind === 'trace')!;
+      const fileSha = createHash('sha256').update(trace).digest('hex');
+      await operator.documents.setPath(room.id, traceDoc.id, 'traces/mlp.trace.json.gz', fileSha);
       await operator.close();
 
       const url = await pgServer.createDatabase('migrated');
@@ -284,6 +288,7 @@ describe('seam migrate', () => {
           expect(Buffer.from((await scaled.documents.analysisGzip(d.sha256))!).equals((await embedded.documents.analysisGzip(d.sha256))!)).toBe(true);
         }
         const traced = docs.find((d) => d.kind === 'trace')!;
+        expect(await scaled.documents.hasFile(room.id, 'traces/mlp.trace.json.gz', createHash('sha256').update(trace).digest('hex'))).toBe(true);
         expect(await scaled.traces.has(traced.sha256)).toBe(true);
         expect(Buffer.from((await scaled.traces.part(traced.sha256, 'ops'))!).equals((await embedded.traces.part(traced.sha256, 'ops'))!)).toBe(true);
         const blocks = async (s: SharedStore) => (await Promise.all([0, 1, 2, 3].map((t) => s.traces.blocks(traced.sha256, t, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY)))).flat();

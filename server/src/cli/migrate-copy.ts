@@ -53,7 +53,7 @@ const TABLES: readonly TableCopy[] = [
   {
     table: 'documents',
     columns: ['id', 'room_id', 'sha256', 'title', 'kind', 'bytes', 'created_at', 'added_by', 'capture_id', 'module_group', 'module_name', 'module_number',
-      'module_path', 'pass_index', 'pass_pipeline', 'pass_name', 'pass_when'],
+      'module_path', 'pass_index', 'pass_pipeline', 'pass_name', 'pass_when', 'file_sha256'],
     rows: SMALL_ROWS,
   },
   { table: 'trace_reductions', columns: ['sha256', 'version', 'summary_gzip', 'ops_gzip', 'strings_gzip'], rows: LARGE_ROWS },
