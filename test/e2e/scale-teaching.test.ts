@@ -3,10 +3,11 @@ import * as Y from 'yjs';
 import { fromBase64 } from 'lib0/buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAnnotations, RoomKey } from '@seam/shared/model';
-import { readHistoryLine, type DrillClassView, type DrillEntry, type DrillMineView, type HistoryLine, type LabResults } from '@seam/shared/teaching';
+import { readHistoryLine, type DrillEntry, type DrillMineView, type HistoryLine, type LabResults } from '@seam/shared/teaching';
 import { SharedInvitations } from '../../server/src/auth/invitations';
 import { runInviteCli } from '../../server/src/cli/invite';
 import { openPostgresStore, type PostgresStore } from '../../server/src/store/postgres';
+import { answerEvents } from '../../server/src/teaching/answer-events';
 import { RedisDrillSignal } from '../../server/src/teaching/drill-signal';
 import { addDocument, connectClient, waitFor, type CreatedRoom } from '../helpers';
 import { useScaledCluster } from '../helpers/scale/scaled-cluster';
@@ -51,30 +52,6 @@ async function room(i: number, title: string, credential = OPERATOR): Promise<Cr
   const res = await call(i, 'POST', '/api/rooms', credential, { title });
   expect(res.status).toBe(201);
   return (await res.json()) as CreatedRoom;
-}
-
-/** The `answers` events of an SSE response, read as they come. */
-function answerEvents(res: Response): { next(): Promise<DrillClassView>; close(): Promise<void> } {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    next: async () => {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (!block.includes('event: answers')) continue;
-          return JSON.parse(block.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as DrillClassView;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-    close: () => reader.cancel(),
-  };
 }
 
 describe('scaled mode teaching', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readDrills, type DrillClassView, type DrillEntry, type DrillMineView } from '@seam/shared/teaching';
 import { testApp, type TestApp, type TestRoom } from '../testing';
+import { answerEvents } from './answer-events';
 
 const COURSE = readFileSync(new URL('../../../test/fixtures/drill/course.stablehlo.mlir', import.meta.url), 'utf8');
 const ADA = 'ada-key-0123456789abcdef';
@@ -105,29 +106,13 @@ describe('drills API', () => {
     const drill = await start();
     const res = await t.call('GET', `${base()}/${drill.id}/events?token=${room.tokens.owner}`);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const nextEvent = async (): Promise<DrillClassView> => {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (!block.includes('event: answers')) continue;
-          return JSON.parse(block.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as DrillClassView;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    };
-    expect((await nextEvent()).people).toEqual([]);
+    const events = answerEvents(res);
+    expect((await events.next()).people).toEqual([]);
     await answer(drill, 'q1', 'ij,jk->ik');
-    const after = await nextEvent();
+    const after = await events.next();
     expect(after.tally.q1).toEqual({ answered: 1, right: 1 });
     expect(after.people.map((p) => p.name)).toEqual(['Ada']);
-    await reader.cancel();
+    await events.close();
   });
 });
 
