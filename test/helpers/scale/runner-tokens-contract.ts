@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RUNNER_LIMITS } from '@seam/shared/protocol';
 import { RunnerNameError } from '../../../server/src/jobs/runner-tokens';
 import { StoreInputError } from '../../../server/src/store/store-errors';
-import type { ContractBackend, ContractClock } from './store-contract';
+import { useContractBackend, type ContractBackend, type ContractClock } from './store-contract';
 
 /**
  * The contract of runner tokens, run against every backend as `describeSharedStore` is:
@@ -10,17 +10,7 @@ import type { ContractBackend, ContractClock } from './store-contract';
  */
 export function describeRunnerTokens(name: string, open: (clock: ContractClock) => Promise<ContractBackend>): void {
   describe(`shared store contract, runner tokens: ${name}`, () => {
-    let backend: ContractBackend | undefined;
-    const clock: ContractClock = { t: 1_000 };
-    const start = async () => {
-      clock.t = 1_000;
-      backend = await open(clock);
-      return backend.store;
-    };
-    afterEach(async () => {
-      await backend?.cleanup();
-      backend = undefined;
-    });
+    const { clock, start, second } = useContractBackend(open);
 
     it('mints a token bound to its runner name, verifies it until it is revoked, and lists it without its secret', async () => {
       const store = await start();
@@ -44,7 +34,7 @@ export function describeRunnerTokens(name: string, open: (clock: ContractClock) 
 
     it('rotates the server\'s own token: every live token of the name revoked, one live after rotations from two instances at once', async () => {
       const store = await start();
-      const other = await backend!.second();
+      const other = await second();
       const first = await store.runnerTokens.rotate('local');
       expect(first.serverMinted).toBe(true);
       expect(await store.runnerTokens.verify(first.token)).toMatchObject({ name: 'local', serverMinted: true });

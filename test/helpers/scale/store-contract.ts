@@ -47,22 +47,32 @@ export function loadedKeys(state: { snapshot: Uint8Array | undefined; updates: r
 }
 
 /**
+ * For one contract's tests (call it inside their `describe`): `start()` opens a fresh backend with
+ * `clock` back at 1,000 and answers its store, `second()` a second instance of that backend; the
+ * backend is cleaned up after each test.
+ */
+export function useContractBackend(open: (clock: ContractClock) => Promise<ContractBackend>) {
+  let backend: ContractBackend | undefined;
+  const clock: ContractClock = { t: 1_000 };
+  const start = async () => {
+    clock.t = 1_000;
+    backend = await open(clock);
+    return backend.store;
+  };
+  afterEach(async () => {
+    await backend?.cleanup();
+    backend = undefined;
+  });
+  return { clock, start, second: () => backend!.second() };
+}
+
+/**
  * The shared store's contract, run against every backend (hono's `common.case.test.ts` habit):
  * `open(clock)` gives a fresh, empty backend whose job queue reads `clock.t`.
  */
 export function describeSharedStore(name: string, open: (clock: ContractClock) => Promise<ContractBackend>): void {
   describe(`shared store contract: ${name}`, () => {
-    let backend: ContractBackend | undefined;
-    const clock: ContractClock = { t: 1_000 };
-    const start = async () => {
-      clock.t = 1_000;
-      backend = await open(clock);
-      return backend.store;
-    };
-    afterEach(async () => {
-      await backend?.cleanup();
-      backend = undefined;
-    });
+    const { clock, start, second } = useContractBackend(open);
 
     describe('room log', () => {
       it('loads a room never written as empty', async () => {
@@ -132,7 +142,7 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
 
       it('keeps every update when two instances append to the same rooms at once, in opposite room orders', async () => {
         const store = await start();
-        const other = await backend!.second();
+        const other = await second();
         const write = (s: SharedStore, tag: number, rooms: [string, string]) =>
           Promise.all(Array.from({ length: 40 }, (_, i) => s.roomLog.appendRooms([
             { roomId: rooms[0], updates: [bytes(tag, i)] },
@@ -152,7 +162,7 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
 
       it('loses nothing when one instance compacts a room while another appends to it', async () => {
         const store = await start();
-        const other = await backend!.second();
+        const other = await second();
         const keys = Array.from({ length: 60 }, (_, i) => `k${i}`);
         const updates = keyUpdates(keys);
         let appended = 0;
@@ -289,7 +299,7 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
 
       it('never gives one job to two lessees leasing at once from two instances', async () => {
         const store = await start();
-        const other = await backend!.second();
+        const other = await second();
         const ids = new Set<string>();
         for (let i = 0; i < 20; i++) ids.add((await store.jobs.enqueue('r', request(), 'owner', 1)).id);
         const leaseMany = (s: SharedStore, who: string) => Promise.all(Array.from({ length: 15 }, (_, i) => s.jobs.lease(`${who}-${i}`, who, 60_000)));
