@@ -151,6 +151,30 @@ describe('live session', () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
   });
 
+  it('stops following on a wheel over the fast-scroll layer while the presenter drags', async () => {
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
+    await bo.page.getByText('Following Ada').waitFor();
+    await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
+    // Ada drags up for about two seconds; Bo's view follows, drawn by its fast-scroll layer, which hides the lines under it.
+    const drag = ada.page.evaluate(async () => {
+      const s = document.querySelector('.cm-scroller') as HTMLElement;
+      for (let i = 0; i < 120; i++) {
+        await new Promise((r) => requestAnimationFrame(r));
+        s.scrollTop -= 300;
+      }
+    });
+    const layerOn = () => bo.page.evaluate(() => document.querySelector('.cm-fast-layer')?.classList.contains('cm-fast-on') === true);
+    await expect.poll(layerOn, { interval: 10 }).toBe(true);
+    const box = await bo.page.locator('.cm-scroller').boundingBox();
+    if (!box) throw new Error('no scroller');
+    await bo.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await bo.page.mouse.wheel(0, -400);
+    await drag;
+    await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
+    await scrollToLine(ada.page, 5000);
+    await expect.poll(() => lineVisible(ada.page, 'L05000')).toBe(true);
+  });
+
   it('lets the presenter spotlight a range for the room', async () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await selectLine(ada.page, 'L05002');

@@ -64,21 +64,23 @@ export function viewReporter(report: (r: ViewReport) => void): Extension {
 }
 
 const NAV_KEYS = new Set(['PageUp', 'PageDown', 'ArrowUp', 'ArrowDown', 'Home', 'End', ' ']);
+/** The pointer's own scrolls. */
+const MOVES = ['wheel', 'touchmove'];
 
 /**
  * Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys, finds a match
- * or goes to a line (not when the program scrolls). Observers, not handlers: CodeMirror registers
- * them as passive listeners, so the browser scrolls on a wheel or touch without waiting for the
- * page's main thread.
+ * or goes to a line (not when the program scrolls). Wheel and touch are watched on the editor's
+ * root, not its content: while the fast-scroll layer draws, the content is hidden and the pointer
+ * is over the scroller. Passive listeners, so the browser scrolls on a wheel or touch without
+ * waiting for the page's main thread.
  */
 export function userScrollDetector(onUserScroll: () => void): Extension {
-  const moves = EditorView.domEventObservers({
-    wheel() {
-      onUserScroll();
-    },
-    touchmove() {
-      onUserScroll();
-    },
+  const moves = ViewPlugin.define((view) => {
+    const moved = () => onUserScroll();
+    for (const t of MOVES) view.dom.addEventListener(t, moved, { passive: true });
+    return { destroy: () => MOVES.forEach((t) => view.dom.removeEventListener(t, moved)) };
+  });
+  const keys = EditorView.domEventObservers({
     keydown(e) {
       if (NAV_KEYS.has(e.key)) onUserScroll();
     },
@@ -96,7 +98,7 @@ export function userScrollDetector(onUserScroll: () => void): Extension {
     for (const t of types) view.dom.addEventListener(t, sent);
     return { destroy: () => types.forEach((t) => view.dom.removeEventListener(t, sent)) };
   });
-  return [moves, found, went];
+  return [moves, keys, found, went];
 }
 
 /** Whether a line spanning `[top, bottom]` lies wholly within the visible span `[viewTop, viewBottom]` (any one vertical axis). */
