@@ -47,13 +47,12 @@ export interface DiffScopeColumns {
 /**
  * One module's flat dataflow graph (see `DiffGraph`) as plain data: a column per node in typed
  * arrays, the strings it repeats (opcodes, types, fusion kinds, custom-call targets) once in
- * `words`, names packed, sources once each in `sources`. A thread builds it from a text and hands
- * it to another with its buffers transferred (`graphBuffers`), so only a few strings, words,
- * sources and the module's short lists are copied.
+ * `words`, sources once each in `sources`. A thread builds it from a text and hands it to another
+ * as a `PostedGraph`, so only a few strings, words, sources and the module's short lists are copied.
  */
 export interface DiffGraphData {
   readonly count: number;
-  readonly names: PackedStrings;
+  readonly names: readonly string[];
   readonly words: readonly string[];
   /** Word of each node's opcode. */
   readonly opcode: Int32Array;
@@ -87,8 +86,21 @@ export interface DiffGraphData {
   readonly module: DiffModuleInfo;
 }
 
-/** The buffers of a graph's columns, to transfer when it is posted to another thread. */
-export function graphBuffers(g: DiffGraphData): ArrayBuffer[] {
+/** A graph as one thread posts it to another: its names packed into one string (see `PackedStrings`). */
+export type PostedGraph = Omit<DiffGraphData, 'names'> & { readonly names: PackedStrings };
+
+/** A graph to post, its names packed. */
+export function postedGraph(g: DiffGraphData): PostedGraph {
+  return { ...g, names: packStrings(g.names) };
+}
+
+/** A posted graph, its names unpacked. */
+export function receivedGraph(p: PostedGraph): DiffGraphData {
+  return { ...p, names: unpackStrings(p.names) };
+}
+
+/** The buffers of a posted graph's columns, to transfer with it. */
+export function graphBuffers(g: PostedGraph): ArrayBuffer[] {
   const s = g.scopes;
   const columns = [
     g.names.ends, g.opcode, g.type, g.fusionKind, g.target, g.number, g.lines, g.comp, g.opFrom, g.rawOperands, g.operands, g.calls, g.source, g.matchable, g.kernel,

@@ -1,5 +1,5 @@
 import type { DocumentKind } from '../../model/document';
-import { graphBuffers, type DiffGraphData } from './graph-data';
+import { graphBuffers, postedGraph, receivedGraph, type DiffGraphData, type PostedGraph } from './graph-data';
 import { readDiffGraph } from './side-build';
 
 /**
@@ -12,7 +12,7 @@ export interface GraphRequest {
 }
 
 /** Its one answer: the side's graph (its columns transferred), or why there is none. */
-export type GraphReply = { readonly ok: true; readonly graph: DiffGraphData } | { readonly ok: false; readonly message: string };
+export type GraphReply = { readonly ok: true; readonly graph: PostedGraph } | { readonly ok: false; readonly message: string };
 
 /**
  * A reading thread's work: the graph of the text it was sent, with the buffers to transfer
@@ -20,7 +20,7 @@ export type GraphReply = { readonly ok: true; readonly graph: DiffGraphData } | 
  */
 export function answerGraphRequest(r: GraphRequest): { readonly reply: GraphReply; readonly transfer: ArrayBuffer[] } {
   try {
-    const graph = readDiffGraph(r.text, r.kind);
+    const graph = postedGraph(readDiffGraph(r.text, r.kind));
     return { reply: { ok: true, graph }, transfer: graphBuffers(graph) };
   } catch (err) {
     return { reply: { ok: false, message: err instanceof Error ? err.message : String(err) }, transfer: [] };
@@ -30,5 +30,5 @@ export function answerGraphRequest(r: GraphRequest): { readonly reply: GraphRepl
 /** The graph in a reading thread's reply; throws its message when it failed. */
 export function graphOfReply(r: GraphReply): DiffGraphData {
   if (!r.ok) throw new Error(`reading a side of the diff failed: ${r.message}`);
-  return r.graph;
+  return receivedGraph(r.graph);
 }

@@ -66,8 +66,8 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph, prepared: PreparedA = pr
   const order = operandsFirst(b);
   const scale = Math.max(1, a.module.lines) / Math.max(1, b.module.lines);
   const users = prepared.users;
-  let leftA = a.matchable.filter(Boolean).length;
-  let leftB = b.matchable.filter(Boolean).length;
+  let leftA = ones(a.matchable);
+  let leftB = ones(b.matchable);
   for (const tier of TIERS) {
     if (leftA === 0 || leftB === 0) break;
     const variant = variantOf(tier);
@@ -82,17 +82,20 @@ export function matchGraphs(a: DiffGraph, b: DiffGraph, prepared: PreparedA = pr
     const waiting = new Map<number, Queue>();
     for (let i = 0; i < a.count; i++) {
       if (!a.matchable[i] || aToB[i] !== -1) continue;
-      const q = waiting.get(sa(i));
+      const s = sa(i);
+      const q = waiting.get(s);
       if (q) q.nodes.push(i);
-      else waiting.set(sa(i), { nodes: [i], next: 0 });
+      else waiting.set(s, { nodes: [i], next: 0 });
     }
+    // Every A op still waiting has its number at this depth now: `anchored` reads them as they are.
+    const waitingSigs = lv.level(0, depth);
     for (const j of order) {
       if (!b.matchable[j] || bToA[j] !== -1) continue;
       const q = waiting.get(sb(j));
       if (!q) continue;
       // Where B's op would sit in A if the modules differ little: its line, scaled.
       const target = (b.line(j) as number) * scale;
-      let i = anchored(a, b, users, aToB, bToA, sa, sb(j), j, target);
+      let i = anchored(a, b, users, aToB, bToA, waitingSigs, sb(j), j, target);
       if (i < 0) i = nearest(a, q, aToB, target);
       if (i < 0) {
         while (q.next < q.nodes.length && aToB[q.nodes[q.next] as number] !== -1) q.next++;
@@ -160,7 +163,7 @@ const USERS_LOOKED_AT = 64;
  * -1 when none shares any. This tells the layers of an unrolled model apart: their
  * ops have one signature, but each reads its own layer's weights.
  */
-function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sa: (i: number) => number, sig: number, j: number, target: number): number {
+function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bToA: Int32Array, sigA: Float64Array, sig: number, j: number, target: number): number {
   let best = -1;
   let bestScore = 0;
   const from = b.opFrom[j] as number;
@@ -183,7 +186,7 @@ function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bT
     const uTo = Math.min(last, uFrom + USERS_LOOKED_AT);
     for (let x = uFrom; x < uTo; x++) {
       const u = users.list[x] as number;
-      if (aToB[u] !== -1 || !a.matchable[u] || sa(u) !== sig) continue;
+      if (aToB[u] !== -1 || !a.matchable[u] || sigA[u] !== sig) continue;
       let score = 0;
       const n = Math.min(to - from, (a.opFrom[u + 1] as number) - (a.opFrom[u] as number));
       for (let p = 0; p < n; p++) {
@@ -197,6 +200,13 @@ function anchored(a: DiffGraph, b: DiffGraph, users: Users, aToB: Int32Array, bT
     }
   }
   return best;
+}
+
+/** How many entries of `flags` are set. */
+function ones(flags: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < flags.length; i++) if (flags[i]) n++;
+  return n;
 }
 
 /** Each node's users (the nodes reading it, fusion boundaries seen through), in one flat list. */

@@ -4,7 +4,8 @@ import { indexHlo } from '../hlo/index';
 import { LineMap } from '../hlo/line-map';
 import { formatType } from '../hlo/spills';
 import type { SourceRef } from '../types';
-import { NONE, packStrings, scopeColumns, type DiffGraphData, type DiffScope } from './graph-data';
+import { int32s, float64s } from './column';
+import { NONE, scopeColumns, type DiffGraphData, type DiffScope } from './graph-data';
 import { outerFusion, resolve } from './side';
 
 /** Diagnostics kept per side: enough to say why a diff is thin, not a copy of a broken file's thousands. */
@@ -17,6 +18,8 @@ const DIAGNOSTICS_KEPT = 20;
  */
 export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hloOpt): DiffGraphData {
   const lineMap = new LineMap(text);
+  // XLA prints one instruction per line: the line count sizes the columns (they grow past it).
+  const capacity = lineMap.count;
   const names: string[] = [];
   const words: string[] = [];
   const wordIds = new Map<string, number>();
@@ -31,20 +34,20 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
     return w;
   };
   const opcodes: string[] = [];
-  const opcode: number[] = [];
-  const type: number[] = [];
-  const fusionKind: number[] = [];
-  const target: number[] = [];
-  const number: number[] = [];
-  const comp: number[] = [];
-  const froms: number[] = [];
+  const opcode = int32s(capacity);
+  const type = int32s(capacity);
+  const fusionKind = int32s(capacity);
+  const target = int32s(capacity);
+  const number = float64s(capacity);
+  const comp = int32s(capacity);
+  const froms = int32s(capacity);
   const scopes: DiffScope[] = [];
   const byScope: Map<string, number>[] = [];
   // Operands, all nodes' in one list (node i's from `starts[i]`), resolved as they are read:
   // XLA prints an operand before its users; a name not yet defined is looked up at the end.
-  const raw: number[] = [];
+  const raw = int32s(capacity * 2);
   const later: { at: number; name: string }[] = [];
-  const starts: number[] = [];
+  const starts = int32s(capacity + 1);
   /** Fusion node → the name of the computation it calls, until the computations are all known. */
   const callsName = new Map<number, string>();
   // Types repeat: one layout-free text per printed type.
@@ -75,31 +78,36 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
     comp.push(scopeId);
     // `ins` is one record rewritten for the next instruction: keep copies only.
     starts.push(raw.length);
-    for (const o of ins.operands) {
+    const operands = ins.operands;
+    for (let k = 0; k < operands.length; k++) {
+      const o = operands[k] as string;
       const at = scopeNames.get(o);
       if (at === undefined) later.push({ at: raw.length, name: o });
       raw.push(at ?? NONE);
     }
-    fusionKind.push(word(ins.attrs?.fusionKind));
-    target.push(word(ins.attrs?.customCallTarget));
+    const attrs = ins.attrs;
+    fusionKind.push(attrs === undefined ? NONE : word(attrs.fusionKind));
+    target.push(attrs === undefined ? NONE : word(attrs.customCallTarget));
     scopeNames.set(ins.name, i);
     const s = scopes[scopeId];
     if (s && (ins.isRoot || s.root === NONE)) s.root = i;
-    if (ins.opcode === 'fusion') callsName.set(i, ins.attrs?.calls?.[0] ?? '');
+    if (ins.opcode === 'fusion') callsName.set(i, attrs?.calls?.[0] ?? '');
   };
-  const analysis = indexHlo(text, kind, add);
+  const analysis = indexHlo(text, kind, add, lineMap);
   const ix = analysis.index;
   const keys = ix.keys;
   const count = names.length;
   starts.push(raw.length);
-  const misaligned = keys.length !== count || keys.some((k, i) => k.name !== names[i]);
-  const opFrom = Int32Array.from(starts);
-  const rawOperands = Int32Array.from(raw);
+  let misaligned = keys.length !== count;
+  for (let i = 0; i < count && !misaligned; i++) misaligned = (keys[i] as (typeof keys)[number]).name !== names[i];
+  const opFrom = starts.done();
+  const rawOperands = raw.done();
+  const compOf = comp.done();
   // Operands named before they were defined, in slot order: walk the nodes alongside.
   let node = 0;
   for (const { at, name } of later) {
     while ((opFrom[node + 1] as number) <= at) node++;
-    rawOperands[at] = byScope[comp[node] as number]?.get(name) ?? NONE;
+    rawOperands[at] = byScope[compOf[node] as number]?.get(name) ?? NONE;
   }
   const firstScope = new Map<string, number>();
   scopes.forEach((s, id) => {
@@ -118,7 +126,7 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
   const source = new Int32Array(count).fill(NONE);
   const sources: SourceRef[] = [];
   if (misaligned) {
-    for (let i = 0; i < count; i++) lines[i] = lineMap.lineAt(froms[i] as number);
+    for (let i = 0; i < count; i++) lines[i] = lineMap.lineAt(froms.at(i));
   } else {
     const sourceIds = new Map<SourceRef, number>();
     // Neighbours often print the same metadata (or none): the last one is checked before the map.
@@ -141,20 +149,21 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
       source[i] = lastId;
     }
   }
-  const links = { opcode: opcodes, number, comp, scopes, opFrom, rawOperands, calls };
+  const numbers = number.done();
+  const links = { opcode: opcodes, number: numbers, comp: compOf, scopes, opFrom, rawOperands, calls };
   const operands = new Int32Array(rawOperands.length);
   const matchable = new Uint8Array(count);
   const kernel = new Int32Array(count);
   for (let i = 0; i < count; i++) {
     for (let k = opFrom[i] as number; k < (opFrom[i + 1] as number); k++) operands[k] = resolve(links, rawOperands[k] as number);
-    const fused = scopes[comp[i] as number]?.fusion !== NONE;
+    const fused = scopes[compOf[i] as number]?.fusion !== NONE;
     const applied = !misaligned && keys[i]?.applied === true;
     matchable[i] = opcodes[i] !== 'fusion' && !(fused && opcodes[i] === 'parameter') && !applied ? 1 : 0;
     kernel[i] = outerFusion(links, i);
   }
   return {
-    count, names: packStrings(names), words, opcode: Int32Array.from(opcode), type: Int32Array.from(type), fusionKind: Int32Array.from(fusionKind), target: Int32Array.from(target),
-    number: Float64Array.from(number), lines, comp: Int32Array.from(comp), scopes: scopeColumns(scopes), opFrom, rawOperands, operands, calls, source, sources, matchable, kernel,
+    count, names, words, opcode: opcode.done(), type: type.done(), fusionKind: fusionKind.done(), target: target.done(),
+    number: numbers, lines, comp: compOf, scopes: scopeColumns(scopes), opFrom, rawOperands, operands, calls, source, sources, matchable, kernel,
     module: {
       bytes: ix.bytes, lines: ix.lines, fusions: ix.fusions.length, kernels: ix.kernels ?? [], spills: ix.spills,
       diagnostics: analysis.diagnostics.filter((d) => d.severity !== 'info').slice(0, DIAGNOSTICS_KEPT), misaligned,

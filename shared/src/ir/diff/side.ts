@@ -1,5 +1,5 @@
 import type { SourceRef } from '../types';
-import { NONE, scopesOf, unpackStrings, type DiffGraphData, type DiffModuleInfo, type DiffScope } from './graph-data';
+import { NONE, scopesOf, type DiffGraphData, type DiffModuleInfo, type DiffScope } from './graph-data';
 
 /** How many steps `resolve` follows through fusion parameters, fusions and tuple elements. */
 const RESOLVE_STEPS = 8;
@@ -52,7 +52,7 @@ export class DiffGraph {
 
   constructor(d: DiffGraphData) {
     this.count = d.count;
-    this.name = unpackStrings(d.names);
+    this.name = d.names;
     this.opcode = wordsOf(d.opcode, d.words, '');
     this.type = wordsOf(d.type, d.words, '');
     this.fusionKind = wordsOf(d.fusionKind, d.words, undefined);

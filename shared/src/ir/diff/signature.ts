@@ -44,12 +44,7 @@ export class Levels {
    */
   sig(side: 0 | 1, i: number, depth: number): number {
     const g = this.graphs[side] as DiffGraph;
-    const levels = this.memo[side];
-    let level = levels[depth];
-    if (!level) {
-      level = new Float64Array(g.count).fill(NaN);
-      levels[depth] = level;
-    }
+    const level = this.level(side, depth);
     const known = level[i] as number;
     if (!Number.isNaN(known)) return known;
     let v: number;
@@ -69,6 +64,17 @@ export class Levels {
     }
     level[i] = v;
     return v;
+  }
+
+  /** Side `side`'s numbers at `depth` as computed so far, by node (NaN where not yet asked for). */
+  level(side: 0 | 1, depth: number): Float64Array {
+    const levels = this.memo[side];
+    let level = levels[depth];
+    if (!level) {
+      level = new Float64Array((this.graphs[side] as DiffGraph).count).fill(NaN);
+      levels[depth] = level;
+    }
+    return level;
   }
 
   private id(s: string): number {

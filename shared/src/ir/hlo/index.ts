@@ -19,10 +19,12 @@ export type * from './ast';
  * computation is then dropped (the spill pass reads the few it needs whole again from the text), so
  * the parse tree of a large dump never exists whole. `observe`, when given, sees every instruction
  * in text order with all its operands named (the order of `keys` and `values`); `ins` is a record
- * the parser rewrites for the next instruction, so it must not be kept.
+ * the parser rewrites for the next instruction, so it must not be kept. `lines`, when the caller
+ * has mapped the text's lines already, is used rather than mapped again.
  */
-export function indexHlo(text: string, kind: DocumentKind = DocumentKind.hloOpt, observe?: (ins: HloInstruction, scope: HloComputation) => void): Analysis {
-  const lines = new LineMap(text);
+export function indexHlo(
+  text: string, kind: DocumentKind = DocumentKind.hloOpt, observe?: (ins: HloInstruction, scope: HloComputation) => void, lines: LineMap = new LineMap(text),
+): Analysis {
   const lists = indexLists(lines.count);
   const withSpills = kind === DocumentKind.hloOpt;
   const outline: OutlineEntry[] = [];
