@@ -7,6 +7,7 @@ import { parseComputationAt } from './parser';
 import { copyInstruction } from './instruction';
 import { findSpills, formatType } from './spills';
 import { valueBytes } from '../shape';
+import { internalized } from './scanner';
 import { resolveFrame } from './stack-frames';
 import { knownTripCount, loopFacts } from './loops';
 
@@ -66,7 +67,10 @@ interface Indexed {
 /** What is known of a computation while its instructions are indexed. */
 interface OpenScope {
   readonly scope: HloComputation;
-  /** Its name: one string, which the values and keys of all its instructions share. */
+  /**
+   * Its name, internalized: the values and keys of all its instructions hold it, and, an old
+   * string in objects V8 allocates old, it costs the scavenges nothing.
+   */
   readonly name: string;
   readonly keyFrom: number;
   ops: number;
@@ -183,7 +187,7 @@ export class ModuleIndex {
   private begin(scope: HloComputation, module: HloModule): OpenScope {
     if (this.framesAtStart < 0) this.framesAtStart = frameCount(module.stackFrames);
     const open: OpenScope = {
-      scope, name: scope.name, keyFrom: this.lists.count, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, typeCount: 0, later: [],
+      scope, name: internalized(scope.name), keyFrom: this.lists.count, ops: 0, calls: false, fusion: this.fusionCaller.get(scope.name)?.name, typeCount: 0, later: [],
     };
     this.open = open;
     return open;
@@ -195,8 +199,8 @@ export class ModuleIndex {
       case 'fusion':
         for (const c of ins.attrs?.calls ?? []) {
           if (this.fusionCaller.has(c)) continue;
-          // One string, written into the keys of every instruction of `c`.
-          const name = ins.name;
+          // Internalized, like scope names: it is written into the keys of every instruction of `c`.
+          const name = internalized(ins.name);
           this.fusionCaller.set(c, { name, kind: ins.attrs?.fusionKind });
           for (const callee of this.byName.get(c) ?? []) this.setFusion(callee, name);
         }
