@@ -63,7 +63,10 @@ describe('a drill in a class of three', () => {
     const page = students[0]!.page;
     // The earliest line asked about, out of view: the dump in a short window, scrolled to its end.
     const q = [...drill.questions].sort((a, b) => a.line - b.line)[0]!;
-    const subject = `${q.subject} = stablehlo.`;
+    // The question's line as the dump has it: an op's result (`%0 = stablehlo.…`) or, for a value's
+    // bytes, possibly an argument of the function's signature (`func.func public @main(%arg0: …`).
+    const subject = (COURSE.split('\n')[q.line - 1] ?? '').trim();
+    expect(subject).toContain(q.subject);
     // The student's own window is the one in front (Chromium draws, and runs animation frames for, the page in front).
     await page.bringToFront();
     await page.setViewportSize({ width: 1400, height: 380 });
