@@ -4,7 +4,7 @@ import { indexHlo } from '../hlo/index';
 import { LineMap } from '../hlo/line-map';
 import { formatType } from '../hlo/spills';
 import type { SourceRef } from '../types';
-import { int32s, float64s } from './column';
+import { f64, Growable, i32 } from '../../columns/growable';
 import { NONE, scopeColumns, type DiffGraphData, type DiffScope } from './graph-data';
 import { outerFusion, resolve } from './side';
 
@@ -18,8 +18,6 @@ const DIAGNOSTICS_KEPT = 20;
  */
 export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hloOpt): DiffGraphData {
   const lineMap = new LineMap(text);
-  // XLA prints one instruction per line: the line count sizes the columns (they grow past it).
-  const capacity = lineMap.count;
   const names: string[] = [];
   const words: string[] = [];
   const wordIds = new Map<string, number>();
@@ -34,20 +32,20 @@ export function readDiffGraph(text: string, kind: DocumentKind = DocumentKind.hl
     return w;
   };
   const opcodes: string[] = [];
-  const opcode = int32s(capacity);
-  const type = int32s(capacity);
-  const fusionKind = int32s(capacity);
-  const target = int32s(capacity);
-  const number = float64s(capacity);
-  const comp = int32s(capacity);
-  const froms = int32s(capacity);
+  const opcode = new Growable(i32(0), i32);
+  const type = new Growable(i32(0), i32);
+  const fusionKind = new Growable(i32(0), i32);
+  const target = new Growable(i32(0), i32);
+  const number = new Growable(f64(0), f64);
+  const comp = new Growable(i32(0), i32);
+  const froms = new Growable(i32(0), i32);
   const scopes: DiffScope[] = [];
   const byScope: Map<string, number>[] = [];
   // Operands, all nodes' in one list (node i's from `starts[i]`), resolved as they are read:
   // XLA prints an operand before its users; a name not yet defined is looked up at the end.
-  const raw = int32s(capacity * 2);
+  const raw = new Growable(i32(0), i32);
   const later: { at: number; name: string }[] = [];
-  const starts = int32s(capacity + 1);
+  const starts = new Growable(i32(0), i32);
   /** Fusion node → the name of the computation it calls, until the computations are all known. */
   const callsName = new Map<number, string>();
   // Types repeat: one layout-free text per printed type.
