@@ -3,7 +3,7 @@ import { Agent, executeConfig, parseCli, pinnedCapabilities, Preparation, prepar
 import type { Browser } from 'playwright-core';
 import { waitFor } from '../helpers';
 import { launchBrowser, openAs, WEB_DIST } from '../helpers/browser';
-import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, type CaptureServer } from './capture-kit';
+import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureServer, waitJob, type CaptureServer } from '../helpers/capture-kit';
 
 /**
  * The local runner's first virtualenv build, seen from the room: the runner connects at once, and

@@ -5,7 +5,8 @@ import type { DrillEntry } from '@seam/shared/teaching';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
 import { annotateLine } from '../helpers/dump-room';
-import { fixture, lineOf, openDocument } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { lineOf, openDocument } from './ir-kit';
 import {
   answer, COURSE, handButton, newestDrill, presenterSamples, queued, questionItem, recordReplay, replayShown, rightAnswer, screenshots, scrollToLine, scrub,
 } from './teaching-kit';

@@ -7,7 +7,7 @@ import { diffModules } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { postImport, roomDocuments } from './import-kit';
+import { postImport, roomDocuments } from '../helpers/import-kit';
 import { lineOf, lineShown, visibleLines } from './ir-kit';
 
 /** The real JAX captures the module diff is tested on: naive attention, and an online softmax over key blocks. */

@@ -4,7 +4,8 @@ import type { Person } from '../helpers/browser';
 import { openDumpRoom, selectLine, type DumpRoom } from '../helpers/dump-room';
 import { addTrace } from '../helpers/server';
 import { ATTENTION_TRACE_GZ as TRACE_GZ } from '../helpers/attention-capture';
-import { fixture, lineOf, openDocument, visibleLines } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { lineOf, openDocument, visibleLines } from './ir-kit';
 
 const JAXPR = fixture('attention', 'jaxpr.txt');
 const SHLO = fixture('attention', 'stablehlo-debug.mlir');

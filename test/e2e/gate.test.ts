@@ -9,7 +9,7 @@ import type { OpAggregate } from '@seam/shared/trace';
 import { seam } from '../../server/src/cli/seam-process';
 import { launchBrowser, openAs, WEB_DIST, type Person } from '../helpers/browser';
 import { createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
-import { ATTENTION } from './capture-kit';
+import { ATTENTION } from '../helpers/capture-kit';
 
 /**
  * The course's gate end to end on the CPU runner: naive attention at S=1024 with XLA:CPU's YNN

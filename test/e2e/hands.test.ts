@@ -7,7 +7,8 @@ import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/b
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
 import { annotateLine, selectLine } from '../helpers/dump-room';
 import { connectClient, rawSocket, waitFor } from '../helpers/sync-client';
-import { fixture, lineOf } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { lineOf } from './ir-kit';
 import { handButton, handQueue as queue, queued } from './teaching-kit';
 
 const HLO = fixture('attention', 'hlo-opt.txt');

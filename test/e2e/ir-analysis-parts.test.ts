@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
 
 let server: TestServer;
 let browser: Browser;

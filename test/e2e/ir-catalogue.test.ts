@@ -6,7 +6,7 @@ import { openAs, type Person } from '../helpers/browser';
 import { useWebRig } from '../helpers/web-rig';
 import { addDocument, createRoom } from '../helpers/server';
 import { lineOf, openDocument } from './ir-kit';
-import { archive, postImport, TYPES } from './import-kit';
+import { archive, postImport, TYPES } from '../helpers/import-kit';
 
 const read = (path: string): string => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 /** A remat'd, scanned bf16 program's optimized HLO, and an MLP with and without jax.checkpoint. */

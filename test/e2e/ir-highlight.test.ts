@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openAs, type Person } from '../helpers/browser';
 import { useWebRig } from '../helpers/web-rig';
 import { addDocument, createRoom } from '../helpers/server';
-import { fixture, openDocument } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { openDocument } from './ir-kit';
 
 const HLO = fixture('attention', 'hlo-opt.txt');
 /** The optimized attention HLO repeated until it is far taller than the viewport. */

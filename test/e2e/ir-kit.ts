@@ -1,10 +1,4 @@
-import { readFileSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-
-/** A real-JAX fixture dump, e.g. `fixture('mlp', 'jaxpr.txt')`. */
-export function fixture(program: string, file: string): string {
-  return readFileSync(new URL(`../fixtures/ir/${program}/${file}`, import.meta.url), 'utf8');
-}
 
 /** Opens a document from the room's document list and waits for a line of its text. */
 export async function openDocument(page: Page, title: string, lineText: string): Promise<void> {

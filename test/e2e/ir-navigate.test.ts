@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture, openDocument, tokenCentre } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { openDocument, tokenCentre } from './ir-kit';
 
 /** `x @ w` lowered by JAX: a dot_general of 16x32 · 32x32. */
 const SMALL_DOT = [

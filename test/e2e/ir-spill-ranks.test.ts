@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
-import { fixture } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 

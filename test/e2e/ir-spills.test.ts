@@ -5,7 +5,8 @@ import type { Annotation } from '@seam/shared/model';
 import type { Person } from '../helpers/browser';
 import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
 import type { CreatedRoom, TestServer } from '../helpers/server';
-import { fixture, lineOf } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { lineOf } from './ir-kit';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 // The naive-attention score matrix as the compiled dump writes it: S×S f32 out of the fusion that computes exp(QKᵀ).

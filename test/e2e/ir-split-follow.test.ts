@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
 import type { Person } from '../helpers/browser';
 import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
-import { fixture, lineOf, openDocument, splitPane, visibleLines } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { lineOf, openDocument, splitPane, visibleLines } from './ir-kit';
 
 const JAXPR = fixture('attention', 'jaxpr.txt');
 const SHLO = fixture('attention', 'stablehlo-debug.mlir');

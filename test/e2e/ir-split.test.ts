@@ -3,7 +3,8 @@ import { analyze } from '@seam/shared/ir';
 import { openAs, type Person } from '../helpers/browser';
 import { openDumpRoom, type DumpRoom } from '../helpers/dump-room';
 import { addDocument, createRoom } from '../helpers/server';
-import { fixture, openDocument, splitPane } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { openDocument, splitPane } from './ir-kit';
 
 const JAXPR = fixture('mlp', 'jaxpr.txt');
 const SHLO = fixture('mlp', 'stablehlo-debug.mlir');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 /** The editor's token styles (`cm-ir-t-*`), whose colours the painted tokens share. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Person } from '../helpers/browser';
 import { annotateLine, openDumpRoom, type DumpRoom } from '../helpers/dump-room';
 import { listAnnotations, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
 
 const DUMP = fixture('attention', 'hlo-opt.txt');
 const LINE = '%convert.50 = bf16[8192,8192]{1,0} convert(%param_1.3)';

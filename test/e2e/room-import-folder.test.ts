@@ -9,7 +9,7 @@ import { analyze, linkLayers, mappingToMarkdown } from '@seam/shared/ir';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { dropFiles } from '../helpers/dump-room';
 import { createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { filesUnder, roomDocuments, writeJaxDump } from './import-kit';
+import { filesUnder, roomDocuments, writeJaxDump } from '../helpers/import-kit';
 
 /** The MLP's XLA dump with every pass dumped and no jaxpr or StableHLO beside it. */
 const PASSES_FIXTURE = fileURLToPath(new URL('../fixtures/xla-dump/mlp-passes', import.meta.url));

@@ -6,7 +6,7 @@ import type { CaptureEntry, DocumentMeta, GateReport } from '@seam/shared/model'
 import type { OpAggregate } from '@seam/shared/trace';
 import { launchBrowser, openAs, startWebServer, WEB_DIST, type Person } from '../helpers/browser';
 import { addDocument, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
-import { ATTENTION } from './capture-kit';
+import { ATTENTION } from '../helpers/capture-kit';
 import { ATTENTION_HLO, ATTENTION_TRACE_GZ } from '../helpers/attention-capture';
 import { dropFiles } from '../helpers/dump-room';
 

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launchBrowser, openAs, startWebServer, type Person } from '../helpers/browser';
 import { addDocument, createRoom, type CreatedRoom, type TestServer } from '../helpers/server';
-import { fixture, openDocument } from './ir-kit';
-import { roomDocuments } from './import-kit';
+import { fixture } from '../helpers/ir-fixture';
+import { openDocument } from './ir-kit';
+import { roomDocuments } from '../helpers/import-kit';
 
 /**
  * XLA's memory-usage report in the room (the MLP compiled by XLA:CPU with `--xla_dump_to`, imported

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import type { CaptureEntry, DocumentMeta } from '@seam/shared/model';
 import { readServerMessage, writeRunnerMessage, type JobMessage } from '@seam/shared/protocol';
 import { waitFor, type TestClient } from '../helpers';
-import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureRoom, startCaptureServer, waitJob, type AgentProcess, type CaptureRoom, type CaptureServer } from './capture-kit';
+import { getJob, MLP, MLP_ARGS, requestCapture, startCaptureRoom, startCaptureServer, waitJob, type AgentProcess, type CaptureRoom, type CaptureServer } from '../helpers/capture-kit';
 
 const FINAL = ['done', 'failed', 'cancelled'];
 

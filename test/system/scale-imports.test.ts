@@ -8,7 +8,7 @@ import { createRoom, waitFor, type CreatedRoom } from '../helpers';
 import { openPool } from '../../server/src/store/postgres/pool';
 import { postgresStaging } from '../../server/src/store/postgres/staging';
 import { useScaledCluster } from '../helpers/scale/scaled-cluster';
-import { TYPES, archive, postImport } from './import-kit';
+import { TYPES, archive, postImport } from '../helpers/import-kit';
 
 /**
  * Scaled mode's imports: files staged through one instance are in PostgreSQL, so an import

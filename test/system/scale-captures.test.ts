@@ -11,7 +11,7 @@ import type { SharedStore } from '../../server/src/store/shared-store';
 import { StoreUnavailableError } from '../../server/src/store/store-errors';
 import { connectClient, createRoom, waitFor, type CreatedRoom } from '../helpers';
 import { useScaledCluster } from '../helpers/scale/scaled-cluster';
-import { captureGroup, getJob, MLP, MLP_ARGS, requestCapture, startAgent, waitJob, type AgentProcess } from './capture-kit';
+import { captureGroup, getJob, MLP, MLP_ARGS, requestCapture, startAgent, waitJob, type AgentProcess } from '../helpers/capture-kit';
 
 /**
  * Captures in scaled mode: three Seam instances on one PostgreSQL and one Redis, behind HAProxy,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEntry } from '@seam/shared/model';
 import { createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
 import { captureToEnd } from '../helpers/capture';
-import { MLP, MLP_ARGS } from './capture-kit';
+import { MLP, MLP_ARGS } from '../helpers/capture-kit';
 
 /** Linux: the ids of `parent`'s child processes whose command line contains `needle`. */
 function childProcesses(parent: number, needle: string): number[] {

@@ -8,7 +8,7 @@ import type { CaptureEntry } from '@seam/shared/model';
 import { isLiveProcess } from '@seam/runners';
 import { runTokenCli } from '@seam/server';
 import { waitFor } from '../helpers';
-import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from './capture-kit';
+import { getJob, MLP, MLP_ARGS, requestCapture, startAgent, startCaptureServer, waitJob, type AgentProcess, type CaptureServer } from '../helpers/capture-kit';
 
 const FINAL = ['done', 'failed', 'cancelled'];
 /**

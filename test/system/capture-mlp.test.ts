@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureEntry } from '@seam/shared/model';
 import { connectClient, waitFor, type TestClient } from '../helpers';
-import { captureGroup, documentText, MLP, MLP_ARGS, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from './capture-kit';
+import { captureGroup, documentText, MLP, MLP_ARGS, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from '../helpers/capture-kit';
 
 describe('capturing through the REST API with a real runner and real JAX', () => {
   let room: CaptureRoom | undefined;

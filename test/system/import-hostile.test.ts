@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, createRoom, startTestServer, waitFor, type CreatedRoom, type TestServer } from '../helpers';
-import { archive, postImport, roomDocuments, stagedFiles, TYPES, type Member } from './import-kit';
+import { archive, postImport, roomDocuments, stagedFiles, TYPES, type Member } from '../helpers/import-kit';
 
 /** Small limits, so that every bound is passed with small bodies. */
 const LIMITS = { SEAM_ROOMS_PER_MIN: '1000', SEAM_IMPORT_FILE_BYTES: String(1024 * 1024), SEAM_IMPORT_BYTES: String(4 * 1024 * 1024), SEAM_DOCUMENTS_PER_ROOM: '4' };

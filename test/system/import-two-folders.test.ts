@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ImportResult, type DocumentMeta } from '@seam/shared/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRoom, startTestServer, type CreatedRoom, type TestServer } from '../helpers';
-import { archive, filesUnder, postImport, roomDocuments, TYPES } from './import-kit';
+import { archive, filesUnder, postImport, roomDocuments, TYPES } from '../helpers/import-kit';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/diff/', import.meta.url));
 const FOLDERS = ['sharded', 'sharded_constraint'] as const;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '@seam/shared/ir';
 import type { TestClient } from '../helpers';
-import { ATTENTION, captureGroup, documentAnalysis, documentText, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from './capture-kit';
+import { ATTENTION, captureGroup, documentAnalysis, documentText, requestCapture, startCaptureRoom, waitJob, type CaptureRoom, type CaptureServer } from '../helpers/capture-kit';
 
 /** Bytes per element of the HLO element types the score matrix can have. */
 const ELEMENT_BYTES: Record<string, number> = { bf16: 2, f16: 2, f32: 4, f64: 8 };

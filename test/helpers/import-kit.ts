@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DocumentMeta, ImportResult } from '@seam/shared/model';
-import type { CreatedRoom, TestServer } from '../helpers';
+import type { CreatedRoom, TestServer } from '.';
 
 /** Helpers the import end-to-end tests share: real JAX dump folders, archives made by Python's zipfile and tarfile, and the import calls. */
 

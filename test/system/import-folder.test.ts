@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ImportResult } from '@seam/shared/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRoom, startTestServer, type CreatedRoom, type TestServer } from '../helpers';
-import { archive, postImport, roomDocuments, stagedFiles, TYPES, writeJaxDump } from './import-kit';
+import { archive, postImport, roomDocuments, stagedFiles, TYPES, writeJaxDump } from '../helpers/import-kit';
 
 let server: TestServer;
 let dir: string;

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { CaptureEntry } from '@seam/shared/model';
 import { openDatabase, RunnerTokens, startServer, SyncMode, type RunningServer } from '@seam/server';
 import { createRoom, waitFor } from '../helpers';
-import { MLP, MLP_ARGS, startAgent, type AgentProcess } from './capture-kit';
+import { MLP, MLP_ARGS, startAgent, type AgentProcess } from '../helpers/capture-kit';
 
 describe('a runner across a server restart', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'seam-reconnect-'));

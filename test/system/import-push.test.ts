@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seam, startSeam } from '../../server/src/cli/seam-process';
 import { createRoom, startTestServer, type CreatedRoom, type TestServer } from '../helpers';
-import { filesUnder, roomDocuments, stagedFiles, writeJaxDump } from './import-kit';
+import { filesUnder, roomDocuments, stagedFiles, writeJaxDump } from '../helpers/import-kit';
 
 let dir: string;
 let dump: string;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { addAnnotation } from '@seam/shared/model';
 import { readLabResults, type LabResults } from '@seam/shared/teaching';
 import { addDocument, connectClient, startTestServer, waitFor, type CreatedRoom } from '../helpers';
-import { fixture } from './ir-kit';
+import { fixture } from '../helpers/ir-fixture';
 
 /**
  * A lab room across a restart of the server process (SIGTERM, then a new process on the same

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { CaptureEntry, CaptureRequestInput, DocumentMeta } from '@seam/shared/model';
 import { openDatabase, RunnerTokens, startServer, SyncMode, type RunningServer } from '@seam/server';
-import { connectClient, createRoom, waitFor, type CreatedRoom, type TestClient } from '../helpers';
+import { connectClient, createRoom, waitFor, type CreatedRoom, type TestClient } from '.';
 
 /** Helpers the capture end-to-end tests share: a server with short leases, runner tokens, agent processes. */
 

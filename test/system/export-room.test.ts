@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Analysis } from '@seam/shared/ir';
 import { addAnnotation, formatArgSpec, quoteOf, type CaptureEntry, type DocumentMeta, type RoomExport } from '@seam/shared/model';
 import { connectClient, waitFor, type TestClient } from '../helpers';
-import { captureGroup, documentAnalysis, documentText, MLP, MLP_ARGS, requestCapture, startCaptureRoom, waitJob, type CaptureRoom } from './capture-kit';
+import { captureGroup, documentAnalysis, documentText, MLP, MLP_ARGS, requestCapture, startCaptureRoom, waitJob, type CaptureRoom } from '../helpers/capture-kit';
 
 /**
  * The export holds what the room knows: a real capture of the MLP on the CPU runner (real JAX),
