@@ -73,7 +73,8 @@ describe('leases: a runner that disappears loses its job', () => {
     cleanups.push(() => hang.close());
     const { body } = await requestCapture(s, { program: hangOnFirstAttempt((hang.address() as AddressInfo).port), entry: 'mlp', args: MLP_ARGS });
     await a.saw(new RegExp(`running ${body.job.id} \\(attempt 1\\)`));
-    await waitFor(() => reached > 0, 'the first attempt to reach its hang');
+    // The harness starts Python and imports JAX before the program runs: seconds, more on a busy machine.
+    await waitFor(() => reached > 0, 'the first attempt to reach its hang', 120_000);
     const b = await startAgent(s.url, s.token('cpu-b').token, 'cpu-b');
     agents.push(b);
     expect(await getJob(s, body.job.id)).toMatchObject({ status: 'running', runningOn: 'cpu-a' });
