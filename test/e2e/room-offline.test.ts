@@ -38,3 +38,36 @@ describe('offline', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('presence across a reconnect', () => {
+  const participants = (p: Person) => p.page.getByRole('list', { name: 'Participants' });
+
+  it('shows both people to each other again at once when one comes back, not at the next renewal of their states', async () => {
+    // Bo's page keeps its sockets, so that the test can drop the room's connection the way a
+    // restarted server or a failed-over instance does: closed, then reconnected by the provider.
+    await bo.context.addInitScript(() => {
+      const Native = window.WebSocket;
+      const open: WebSocket[] = ((window as unknown as { seamSockets: WebSocket[] }).seamSockets = []);
+      window.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          open.push(this);
+        }
+      };
+    });
+    await bo.page.reload();
+    await bo.page.locator('.cm-line', { hasText: 'parameter' }).first().waitFor();
+    await expect.poll(() => participants(ada).textContent()).toContain('Bo');
+    await expect.poll(() => participants(bo).textContent()).toContain('Ada');
+    // Each moves its caret, so neither renews its state for the next 15 s (y-protocols renews a
+    // standing state only when it is that old): what shows them again below is the reconnect.
+    for (const p of [ada, bo]) await p.page.locator('.cm-line', { hasText: 'parameter' }).first().click();
+    await bo.page.evaluate(() => {
+      for (const ws of (window as unknown as { seamSockets: WebSocket[] }).seamSockets) if (ws.url.includes('/sync')) ws.close();
+    });
+    await expect.poll(() => saveStatus(bo.page).textContent()).toContain('saved');
+    await expect.poll(() => participants(ada).textContent(), { timeout: 5_000 }).toContain('Bo');
+    await expect.poll(() => participants(bo).textContent(), { timeout: 5_000 }).toContain('Ada');
+    expect(errors).toEqual([]);
+  });
+});

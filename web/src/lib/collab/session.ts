@@ -2,6 +2,7 @@ import * as Y from 'yjs';
 import { WebsocketProvider } from 'y-websocket';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import { CLOSE_REASONS, CloseCode, MessageType, readAck, readRefused, type Ack } from '@seam/shared/protocol';
+import { rejoinPresence } from './rejoin-presence';
 import { SaveTracker } from './save-tracker';
 
 /** Connection facts a session reports on every change. */
@@ -75,7 +76,11 @@ export class RoomSession {
       }
       this.onRefused(reason);
     };
-    this.provider.on('status', () => this.emit());
+    this.provider.on('status', ({ status }) => {
+      // Emitted as the socket opens, before the provider sends this client's state.
+      if (status === 'connected') rejoinPresence(this.provider.awareness);
+      this.emit();
+    });
     this.provider.on('sync', () => this.emit());
     this.provider.on('connection-close', (event) => {
       if (event && TERMINAL.has(event.code)) {
