@@ -96,7 +96,7 @@ export async function prepareDocument(deps: IngestDeps, roomId: string, title: s
 export async function ingestDocument(deps: IngestDeps, roomId: string, title: string, text: string, extra: DocumentExtra = {}): Promise<DocumentMeta> {
   const { meta, blob, trace } = await prepareDocument(deps, roomId, title, text, extra);
   await assertRoomDocumentQuota(deps.content.documents, deps.config.limits, roomId, meta.bytes);
-  await storeDocument(deps.content, roomId, meta, blob, trace);
+  await storeDocument(deps.content, deps.config.limits, roomId, meta, blob, trace);
   deps.texts.put(meta.sha256, text);
   await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;

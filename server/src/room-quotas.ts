@@ -1,7 +1,6 @@
 import type { Limits } from './config';
 import { ApiError, ErrorCode } from './errors';
 import { AddressLimiter } from './auth/address-limiter';
-import type { DocumentsStore } from './store/documents-store';
 import type { DocumentBlobs } from './store/shared-store';
 import { TokenBucket } from './sync/rate';
 
@@ -36,7 +35,7 @@ export class RoomCreationQuota {
 }
 
 /** The bound on a room's documents: how many, and their dump bytes (uncompressed) in all. */
-type DocumentLimits = Pick<Limits, 'documentsPerRoom' | 'roomDocumentBytes'>;
+export type DocumentLimits = Pick<Limits, 'documentsPerRoom' | 'roomDocumentBytes'>;
 
 /** Throws `quota_exceeded` when a room that has `used` this much may not take one more document of `bytes`. */
 export function checkDocumentQuota(used: { readonly documents: number; readonly bytes: number }, limits: DocumentLimits, bytes: number): void {
@@ -48,14 +47,9 @@ export function checkDocumentQuota(used: { readonly documents: number; readonly 
 
 /**
  * Throws `quota_exceeded` when room `roomId` may not take one more document of `bytes` (dump
- * bytes, uncompressed): it holds `documentsPerRoom` documents already, or their bytes and these
- * would pass `roomDocumentBytes`. Synchronous, for a check inside an embedded transaction (imports).
+ * bytes, uncompressed), by its usage as every instance sees it (`AppDeps.content.documents`): an
+ * early check, before a dump is indexed; the store checks again where it lists the document.
  */
-export function assertDocumentQuota(documents: Pick<DocumentsStore, 'usage'>, limits: DocumentLimits, roomId: string, bytes: number): void {
-  checkDocumentQuota(documents.usage(roomId), limits, bytes);
-}
-
-/** `assertDocumentQuota` over the dumps as every instance sees them (`AppDeps.content.documents`). */
 export async function assertRoomDocumentQuota(documents: Pick<DocumentBlobs, 'usage'>, limits: DocumentLimits, roomId: string, bytes: number): Promise<void> {
   checkDocumentQuota(await documents.usage(roomId), limits, bytes);
 }

@@ -4,7 +4,8 @@ import { MAX_TITLE, RoomKey, layerGroups, type DocumentMeta, type ImportFile, ty
 import { gunzipAsync } from '../gunzip';
 import { prepareDocument, type IngestDeps } from '../ingest';
 import { ApiError, ErrorCode } from '../errors';
-import { assertDocumentQuota, assertRoomDocumentQuota } from '../room-quotas';
+import { assertRoomDocumentQuota, checkDocumentQuota } from '../room-quotas';
+import type { DocumentUsage } from '../store/documents-store';
 import type { StagedBlobs } from '../store/staged-blobs';
 import { ingestTrace } from '../trace/ingest-trace';
 
@@ -125,11 +126,11 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
     checkCount(await deps.content.documents.usage(roomId));
     await assertRoomDocumentQuota(deps.content.documents, limits, roomId, newBytes);
   };
-  // The embedded store checks again inside the transaction that lists the documents, so two
-  // imports at once cannot both pass; the shared store is bounded by the check just before it.
-  const checkInside = deps.scaled ? undefined : () => {
-    checkCount(deps.store.documents.usage(roomId));
-    assertDocumentQuota(deps.store.documents, limits, roomId, newBytes);
+  // Checked again inside the transaction that lists the documents (in PostgreSQL with the room's
+  // row locked), so two imports at once, through one instance or two, cannot both pass.
+  const checkInside = (used: DocumentUsage) => {
+    checkCount(used);
+    checkDocumentQuota(used, limits, newBytes);
   };
   if (adding > 0) await assertQuota();
 
@@ -181,7 +182,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
       await deps.content.documents.setPath(roomId, meta.id, path, meta.sha256 === f.sha256 ? undefined : f.sha256);
     }
     if (metas.length > 0) await assertQuota();
-    await deps.content.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), () => { if (metas.length > 0) checkInside?.(); });
+    await deps.content.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), (used) => { if (metas.length > 0) checkInside(used); });
     if (metas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
   } catch (err) {
     await undo();

@@ -65,6 +65,15 @@ export function rowOf(meta: DocumentMeta, path?: string): unknown[] {
   ];
 }
 
+/** How many documents a room holds, and their dump bytes (uncompressed) in all. */
+export interface DocumentUsage {
+  readonly documents: number;
+  readonly bytes: number;
+}
+
+/** A check run inside the transaction that lists documents, given the room's usage there; it throws to list none. */
+export type UsageCheck = (used: DocumentUsage) => void;
+
 /**
  * Dumps: content-addressed blobs (gzip of the text and of the analysis JSON, stored once across
  * rooms), the analysis parts of each blob (`analysis_parts`, one row per part, of the
@@ -107,7 +116,7 @@ export class DocumentsStore {
   }
 
   /** How many documents a room holds and their dump bytes (uncompressed) in all. */
-  usage(roomId: string): { documents: number; bytes: number } {
+  usage(roomId: string): DocumentUsage {
     return this.usageStmt.get(roomId) ?? { documents: 0, bytes: 0 };
   }
 
@@ -115,9 +124,14 @@ export class DocumentsStore {
     return this.hasBlobStmt.get(sha256) !== undefined;
   }
 
-  /** Stores the blob unless that content is already stored, and the document row, in one transaction. */
-  add(roomId: string, meta: DocumentMeta, blob: StoredBlob | undefined): void {
+  /**
+   * Stores the blob unless that content is already stored, and the document row, in one
+   * transaction, after `check` passes inside it with the room's usage as it is there (a quota,
+   * exact however many add at once).
+   */
+  add(roomId: string, meta: DocumentMeta, blob: StoredBlob | undefined, check: UsageCheck = () => undefined): void {
     this.db.transaction(() => {
+      check(this.usage(roomId));
       if (blob && this.insertBlob.run(meta.sha256, meta.bytes, blob.gzip, blob.analysisGzip).changes > 0 && blob.parts) this.writeParts(meta.sha256, blob.parts);
       this.insertDoc.run(roomId, ...rowOf(meta));
     })();
@@ -132,11 +146,12 @@ export class DocumentsStore {
 
   /**
    * Lists documents whose blobs are stored already, all in one transaction (all or none), after
-   * `check` passes inside it. `path` is the imported file a document outside a module group came from.
+   * `check` passes inside it with the room's usage as it is there. `path` is the imported file a
+   * document outside a module group came from.
    */
-  addAll(roomId: string, docs: readonly { readonly meta: DocumentMeta; readonly path?: string | undefined }[], check: () => void = () => undefined): void {
+  addAll(roomId: string, docs: readonly { readonly meta: DocumentMeta; readonly path?: string | undefined }[], check: UsageCheck = () => undefined): void {
     this.db.transaction(() => {
-      check();
+      check(this.usage(roomId));
       for (const { meta, path } of docs) this.insertDoc.run(roomId, ...rowOf(meta, path));
     })();
   }

@@ -382,11 +382,12 @@ export function validated(store: SharedStore): SharedStore {
         checkSha256(sha256);
         return documents.hasBlob(sha256);
       },
-      add: async (roomId, meta, blob) => {
+      add: async (roomId, meta, blob, check) => {
         checkRoomId(roomId);
         checkDocumentMeta(meta);
         if (blob !== undefined) checkStoredBlob(blob);
-        return documents.add(roomId, meta, blob);
+        if (check !== undefined && typeof check !== 'function') throw new StoreInputError('check must be a function');
+        return documents.add(roomId, meta, blob, check);
       },
       putBlob: async (sha256, bytes, blob) => {
         checkSha256(sha256);

@@ -179,7 +179,7 @@ async function storeTrace(
     ...(extra.captureId !== undefined ? { captureId: extra.captureId } : {}),
   };
   await assertRoomDocumentQuota(deps.content.documents, deps.config.limits, roomId, t.bytes);
-  await storeDocument(deps.content, roomId, meta, blob, t.stored);
+  await storeDocument(deps.content, deps.config.limits, roomId, meta, blob, t.stored);
   await (await deps.rooms.load(roomId)).transact((doc) => doc.getMap(RoomKey.documents).set(meta.id, { ...meta }));
   return meta;
 }

@@ -169,6 +169,32 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
         expect(same(await other.documents.textGzip(meta.sha256), blob.gzip)).toBe(true);
       });
 
+      it("checks a room's quota with its usage inside the listing, so that instances adding at once never pass it together", async () => {
+        const store = await start('r', 'other');
+        const second = await backend!.second();
+        const docs = Array.from({ length: 6 }, (_, i) => dump(`HloModule q${i}\n`, `q${i}`, { createdAt: 1_700_000_000_000 + i }));
+        for (const d of docs) await store.documents.putBlob(d.meta.sha256, d.meta.bytes, d.blob);
+        await store.documents.add('other', { ...docs[0]!.meta, id: 'elsewhere' }, undefined);
+        // Room 'r' may hold three: one is there, six try at once through two instances, single and as a listing.
+        await store.documents.add('r', docs[0]!.meta, undefined, (used) => expect(used).toEqual({ documents: 0, bytes: 0 }));
+        const seen: number[] = [];
+        const atMostThree = (used: { documents: number; bytes: number }) => {
+          seen.push(used.documents);
+          if (used.documents >= 3) throw new Error(`over quota at ${used.documents}`);
+        };
+        const tries = docs.slice(1).map((d, i) => {
+          const via = i % 2 === 0 ? store : second;
+          return i < 3 ? via.documents.add('r', d.meta, undefined, atMostThree) : via.documents.addAll('r', [{ meta: d.meta }], atMostThree);
+        });
+        const settled = await Promise.allSettled(tries);
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+        for (const r of settled) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/over quota at 3/);
+        const listed = await store.documents.list('r');
+        expect(listed).toHaveLength(3);
+        expect(await second.documents.usage('r')).toEqual({ documents: 3, bytes: listed.reduce((n, d) => n + d.bytes, 0) });
+        expect(seen.filter((n) => n < 3).sort()).toEqual([1, 2]);
+      });
+
       it('refuses malformed, hostile and oversized document calls with StoreInputError, storing nothing', async () => {
         const store = await start('r');
         const { meta, blob } = dump('HloModule m\n', 'd');

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { ANALYSIS_PARTS_VERSION, type AnalysisPart } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
-import { COLUMNS, moduleOf, rowOf, toMeta, type DocumentRow, type StoredBlob } from '../documents-store';
+import { COLUMNS, moduleOf, rowOf, toMeta, type DocumentRow, type DocumentUsage, type StoredBlob } from '../documents-store';
 import { BODY_PIECE_BYTES, type DocumentBlobs } from '../shared-store';
 import { bytea, placeholders, query, transaction, type Queryable } from './pool';
 
@@ -69,6 +69,23 @@ async function insertDocuments(c: pg.PoolClient, roomId: string, docs: readonly 
   }
 }
 
+/** How many documents a room holds and their bytes, read through `c` (the pool, or a transaction's client). */
+async function usageOf(c: Queryable, roomId: string): Promise<DocumentUsage> {
+  const r = (await query<{ documents: number; bytes: number }>(c, 'documents.usage',
+    'SELECT COUNT(*)::bigint AS documents, COALESCE(SUM(bytes), 0)::bigint AS bytes FROM documents WHERE room_id = $1', [roomId])).rows[0];
+  return r ?? { documents: 0, bytes: 0 };
+}
+
+/**
+ * The room's usage inside a transaction that may list documents, with the room's row locked
+ * until it ends: a second instance checking the same room's quota waits for this one's documents,
+ * so two uploads at once cannot both pass a check that only one fits.
+ */
+async function lockedUsage(c: pg.PoolClient, roomId: string): Promise<DocumentUsage> {
+  await query(c, 'documents.lockRoom', 'SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE', [roomId]);
+  return usageOf(c, roomId);
+}
+
 /**
  * Dumps in PostgreSQL (tables `blobs` with `blob_chunks`, `analysis_parts`, `documents`), with the
  * embedded `DocumentsStore`'s semantics: blobs stored once by sha256 across rooms, a document row
@@ -78,19 +95,16 @@ export function postgresDocuments(pool: pg.Pool): DocumentBlobs {
   const one = async <R extends pg.QueryResultRow>(operation: string, text: string, values: unknown[]): Promise<R | undefined> =>
     (await query<R>(pool, operation, text, values)).rows[0];
   return {
-    usage: async (roomId) => {
-      const r = await one<{ documents: number; bytes: number }>('documents.usage',
-        'SELECT COUNT(*)::bigint AS documents, COALESCE(SUM(bytes), 0)::bigint AS bytes FROM documents WHERE room_id = $1', [roomId]);
-      return r ?? { documents: 0, bytes: 0 };
-    },
+    usage: async (roomId) => usageOf(pool, roomId),
     hasBlob: async (sha256) => (await one('documents.hasBlob', 'SELECT 1 FROM blobs WHERE sha256 = $1', [sha256])) !== undefined,
-    add: (roomId, meta, blob) => transaction(pool, 'documents.add', async (c) => {
+    add: (roomId, meta, blob, check) => transaction(pool, 'documents.add', async (c) => {
+      if (check) check(await lockedUsage(c, roomId));
       if (blob) await insertBlob(c, meta.sha256, meta.bytes, blob);
       await insertDocuments(c, roomId, [{ meta }]);
     }),
     putBlob: (sha256, bytes, blob) => transaction(pool, 'documents.putBlob', (c) => insertBlob(c, sha256, bytes, blob)),
-    addAll: (roomId, docs, check = () => undefined) => transaction(pool, 'documents.addAll', async (c) => {
-      await check();
+    addAll: (roomId, docs, check) => transaction(pool, 'documents.addAll', async (c) => {
+      if (check) check(await lockedUsage(c, roomId));
       await insertDocuments(c, roomId, docs);
     }),
     setPath: async (roomId, id, path, fileSha256) => {
