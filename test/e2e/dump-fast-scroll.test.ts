@@ -17,7 +17,8 @@ const errors: string[] = [];
 /** What the page saw at the end of a fast scroll, before it settled. */
 interface Seen {
   readonly layerOn: boolean;
-  readonly contentVisibility: string;
+  /** CodeMirror's lines under the layer (its content stays visible, so that it keeps the focus). */
+  readonly linesVisibility: string;
   /** The last line CodeMirror had drawn when the layer took over, and at the end. */
   readonly drawnBefore: string;
   readonly drawnAfter: string;
@@ -72,7 +73,7 @@ function fastScroll(page: Page, from: number, steps: number[]): Promise<Seen> {
     const numberRight = range.getBoundingClientRect().right;
     return {
       layerOn: getComputedStyle(layer).display !== 'none',
-      contentVisibility: getComputedStyle(document.querySelector('.cm-content') as HTMLElement).visibility,
+      linesVisibility: getComputedStyle(document.querySelector('.cm-content .cm-line') as HTMLElement).visibility,
       drawnBefore,
       drawnAfter: lastDrawn(),
       number: line?.querySelector('.cm-fast-num')?.textContent ?? '',
@@ -123,6 +124,47 @@ function layerOn(page: Page): Promise<boolean> {
   return page.evaluate(() => getComputedStyle(document.querySelector('.cm-fast-layer') as HTMLElement).display !== 'none');
 }
 
+/** What the page shows in the frame in which the layer hands back. */
+interface HandBack {
+  readonly wasOn: boolean;
+  /** Highlight ranges in the text of CodeMirror's line at the top of the scroller. */
+  readonly ranges: number;
+  readonly focused: boolean;
+}
+
+/**
+ * Focuses the editor and flicks it three fast steps down from the top, then waits frame by frame
+ * until the layer hands back, and reads that frame. With `blur`, the focus leaves the editor in the
+ * frame after the last step, while the layer shows the lines.
+ */
+function flick(page: Page, blur: boolean): Promise<HandBack> {
+  return page.evaluate(async (blurs) => {
+    const s = document.querySelector('.cm-scroller') as HTMLElement;
+    const content = document.querySelector('.cm-content') as HTMLElement;
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    s.scrollTop = 0;
+    content.focus();
+    await new Promise((r) => setTimeout(r, 300));
+    for (const d of [2400, 2400, 2400]) {
+      await frame();
+      s.scrollTop += d;
+    }
+    const layer = s.querySelector('.cm-fast-layer') as HTMLElement;
+    await frame();
+    const wasOn = getComputedStyle(layer).display !== 'none';
+    if (blurs) content.blur();
+    while (getComputedStyle(layer).display !== 'none') await frame();
+    const top = s.getBoundingClientRect().top + 8;
+    const line = [...content.querySelectorAll('.cm-line')].find((l) => {
+      const b = l.getBoundingClientRect();
+      return b.top <= top && b.bottom > top;
+    });
+    let ranges = 0;
+    CSS.highlights.forEach((h) => h.forEach((r) => { if (line?.contains((r as StaticRange).startContainer)) ranges++; }));
+    return { wasOn, ranges, focused: document.activeElement === content };
+  }, blur);
+}
+
 beforeAll(async () => {
   r = await openDumpRoom({ roomTitle: 'Fast scroll', dumpTitle: 'big.hlo', dump: DUMP, lineText: 'L00001' }, errors);
   ada = r.ada;
@@ -140,7 +182,7 @@ describe('fast scrolling through a dump', () => {
     // lines leaves the screen and comes back, which would make it redraw if its gap watch were on.
     const seen = await fastScroll(ada.page, 0, [2400, 2400, 2400, 2400, -4800, 4800, -4800, 4800, 2400, 2400, 2400, 2400]);
     expect(seen.layerOn).toBe(true);
-    expect(seen.contentVisibility).toBe('hidden');
+    expect(seen.linesVisibility).toBe('hidden');
     // CodeMirror kept the lines it had: nothing of it redrew while the layer showed the scroll.
     expect(seen.drawnAfter).toBe(seen.drawnBefore);
     const n = Number(seen.number);
@@ -150,7 +192,7 @@ describe('fast scrolling through a dump', () => {
     expect(Math.abs(n - (1 + seen.scrollTop / seen.lineHeight))).toBeLessThan(2);
 
     await expect.poll(() => layerOn(ada.page)).toBe(false);
-    expect(await ada.page.evaluate(() => getComputedStyle(document.querySelector('.cm-content') as HTMLElement).visibility)).toBe('visible');
+    expect(await ada.page.evaluate(() => getComputedStyle(document.querySelector('.cm-content .cm-line') as HTMLElement).visibility)).toBe('visible');
     // CodeMirror now draws that line exactly where the layer showed it.
     const drawn = await drawnGlyph(ada.page, tag);
     expect(drawn).not.toBeNull();
@@ -207,33 +249,21 @@ describe('fast scrolling through a dump', () => {
     await expect.poll(() => ada.page.locator('.cm-activeLine').textContent()).toBe(pressedOn);
   });
 
-  it('colours the lines in the frame it hands back, even after a short flick', async () => {
-    // Three fast steps, then every frame until the layer hands back: in that frame the line at the
-    // top must already have coloured tokens (a highlight range in its text).
-    const painted = await ada.page.evaluate(async () => {
-      const s = document.querySelector('.cm-scroller') as HTMLElement;
-      const frame = () => new Promise((r) => requestAnimationFrame(r));
-      s.scrollTop = 0;
-      await new Promise((r) => setTimeout(r, 300));
-      for (const d of [2400, 2400, 2400]) {
-        await frame();
-        s.scrollTop += d;
-      }
-      const layer = s.querySelector('.cm-fast-layer') as HTMLElement;
-      await frame();
-      const wasOn = getComputedStyle(layer).display !== 'none';
-      while (getComputedStyle(layer).display !== 'none') await frame();
-      const top = s.getBoundingClientRect().top + 8;
-      const line = [...s.querySelectorAll('.cm-content .cm-line')].find((l) => {
-        const b = l.getBoundingClientRect();
-        return b.top <= top && b.bottom > top;
-      });
-      let ranges = 0;
-      CSS.highlights.forEach((h) => h.forEach((r) => { if (line?.contains((r as StaticRange).startContainer)) ranges++; }));
-      return { wasOn, ranges };
-    });
-    expect(painted.wasOn).toBe(true);
-    expect(painted.ranges).toBeGreaterThan(0);
+  it('colours the lines in the frame it hands back, even after a short flick, and the editor keeps the focus', async () => {
+    // The layer hides CodeMirror's lines, not its content: a focused element that turns hidden loses the focus.
+    const seen = await flick(ada.page, false);
+    expect(seen.wasOn).toBe(true);
+    expect(seen.ranges).toBeGreaterThan(0);
+    expect(seen.focused).toBe(true);
+  });
+
+  it('colours the lines in the frame it hands back when the editor redrew under the layer', async () => {
+    // The focus leaving the editor updates it, and CodeMirror redraws at the scrolled-to place while
+    // the layer still shows the lines: the hand-back then has nothing left to redraw.
+    const seen = await flick(ada.page, true);
+    expect(seen.wasOn).toBe(true);
+    expect(seen.ranges).toBeGreaterThan(0);
+    expect(seen.focused).toBe(false);
   });
 
   it('is not used with wrapped lines', async () => {

@@ -1,20 +1,17 @@
-import type { EditorState, Extension, RangeSet, RangeValue } from '@codemirror/state';
+import { Facet, type EditorState, type Extension, type RangeSet, type RangeValue } from '@codemirror/state';
 import { EditorView, ViewPlugin, type BlockInfo, type Decoration, type DecorationSet } from '@codemirror/view';
 import { SETTLE_MS, isFastScroll } from './scroll-speed';
 
 /** CodeMirror redraws when its drawn lines reach within this many pixels of the visible edge (its `MaxCoverMargin`). */
 const COVER_PX = 250;
 
-/** Editors whose layer is handing the lines back to CodeMirror right now (see `handingBack`). */
-const handing = new WeakSet<EditorView>();
-
 /**
- * True while `view`'s fast-scroll layer hands the lines back, i.e. during the CodeMirror redraw
- * that ends a fast scroll: that redraw is the scroll settling, not a step of it.
+ * Called as a fast scroll drawn by the layer settles: CodeMirror has drawn the lines where it
+ * stopped, and the layer hides when these return, in the same task (no frame shows the lines
+ * unfinished). CodeMirror may have drawn them before the hand-back, while the layer showed the
+ * scroll (any update of the editor measures the scroller where it is), so a redraw is no sign of it.
  */
-export function handingBack(view: EditorView): boolean {
-  return handing.has(view);
-}
+export const fastScrollSettled = Facet.define<(view: EditorView) => void>();
 
 /** Where the layer reads the marks and line glyphs it repeats (the annotations'). */
 export interface FastScrollSource {
@@ -49,9 +46,10 @@ export function fastScroll(source: FastScrollSource): Extension {
     ViewPlugin.define((view) => new FastScrollLayer(view, source)),
     EditorView.theme({
       '.cm-fast-layer': { position: 'absolute', top: '0', left: '0', zIndex: '250', overflow: 'hidden', backgroundColor: 'var(--bg)', pointerEvents: 'none', userSelect: 'none', display: 'none' },
-      // CodeMirror's lines under the layer are not painted (their layout stays, for its measures).
+      // CodeMirror's lines under the layer are not painted (their layout stays, for its measures). Its
+      // lines, not its content: a focused element that turns hidden loses the focus.
       '.cm-fast-layer.cm-fast-on': { display: 'block' },
-      '.cm-fast-layer.cm-fast-on ~ .cm-content': { visibility: 'hidden' },
+      '.cm-fast-layer.cm-fast-on ~ .cm-content > *': { visibility: 'hidden' },
       '.cm-fast-line': { position: 'absolute', left: '0', right: '0', whiteSpace: 'pre', overflow: 'hidden' },
       // The geometry measured once per fast scroll (`start`) comes in as variables set on the layer.
       '.cm-fast-num': {
@@ -206,7 +204,7 @@ class FastScrollLayer {
     text.replaceChildren(...markedText(doc.sliceString(line.from, end), line.from, marks));
   }
 
-  /** Hands the lines back to CodeMirror: it measures the scroller where it now is and draws, then the layer hides. */
+  /** Hands the lines back to CodeMirror: it measures the scroller where it now is and draws, then the layer hides (see `fastScrollSettled`). */
   private readonly settle = (): void => {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
@@ -215,13 +213,12 @@ class FastScrollLayer {
     const watch = gapWatch(this.view);
     for (const gap of watch?.gaps ?? []) watch?.observer.observe(gap);
     this.passing = true;
-    handing.add(this.view);
     try {
       this.view.scrollDOM.dispatchEvent(new Event('scroll'));
     } finally {
       this.passing = false;
-      handing.delete(this.view);
     }
+    for (const settled of this.view.state.facet(fastScrollSettled)) settled(this.view);
     this.layer.classList.remove('cm-fast-on');
   };
 

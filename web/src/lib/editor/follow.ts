@@ -70,9 +70,9 @@ const MOVES = ['wheel', 'touchmove'];
 /**
  * Calls `onUserScroll` when the person scrolls by wheel, touch or navigation keys, finds a match
  * or goes to a line (not when the program scrolls). Wheel and touch are watched on the editor's
- * root, not its content: while the fast-scroll layer draws, the content is hidden and the pointer
- * is over the scroller. Passive listeners, so the browser scrolls on a wheel or touch without
- * waiting for the page's main thread.
+ * root, not its content: while the fast-scroll layer draws, CodeMirror's lines are hidden, so
+ * the pointer is over none of them. Passive listeners, so the browser scrolls on a wheel or touch
+ * without waiting for the page's main thread.
  */
 export function userScrollDetector(onUserScroll: () => void): Extension {
   const moves = ViewPlugin.define((view) => {

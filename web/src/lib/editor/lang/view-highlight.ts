@@ -1,7 +1,7 @@
 import { StringStream, type StreamParser } from '@codemirror/language';
 import { RangeSetBuilder, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
-import { handingBack } from '../fast-scroll';
+import { fastScrollSettled } from '../fast-scroll';
 import { SETTLE_MS, isFastScroll } from '../scroll-speed';
 import { TokenPainter, canPaintTokens, paintGroup } from './token-paint';
 
@@ -121,7 +121,9 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
       // Where the viewport started at the last redraw, and when; a timer that paints once a fast scroll
       // settles. A redraw that is part of a fast scroll (`isFastScroll`) leaves the lines it brings
       // plain until then, because every coloured token in view is repainted at each redraw (see
-      // `TokenPainter`); scrolling at reading speed is painted at once.
+      // `TokenPainter`); scrolling at reading speed is painted at once. A fast scroll drawn by the
+      // fast-scroll layer ends in `settled`, whether CodeMirror redrew as the layer handed back or
+      // before (see `fastScrollSettled`).
       lastLine = 0;
       lastAt = 0;
       settle: ReturnType<typeof setTimeout> | undefined;
@@ -130,13 +132,16 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         const now = performance.now();
         const line = view.state.doc.lineAt(view.viewport.from).number;
         const gap = now - this.lastAt;
-        // The redraw that ends a fast scroll drawn by the layer is the scroll settling: painted at once.
-        const fast = !handingBack(view) && isFastScroll(gap, line - this.lastLine);
+        const fast = isFastScroll(gap, line - this.lastLine);
         this.lastLine = line;
         this.lastAt = now;
         clearTimeout(this.settle);
         if (fast) this.settle = setTimeout(() => this.paint(view, true), SETTLE_MS);
         this.paint(view, !fast);
+      }
+      settled(view: EditorView) {
+        clearTimeout(this.settle);
+        this.paint(view, true);
       }
       paint(view: EditorView, fresh: boolean) {
         const tab = view.state.tabSize;
@@ -148,6 +153,6 @@ export function viewportHighlighter<S>(parser: StreamParser<S>): Extension {
         this.painter?.clear();
       }
     },
-    { decorations: (p) => p.decorations },
+    { decorations: (p) => p.decorations, provide: (p) => fastScrollSettled.of((view) => view.plugin(p)?.settled(view)) },
   );
 }
