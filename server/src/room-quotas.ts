@@ -28,10 +28,19 @@ export class RoomCreationQuota {
    * directory's count, read before); by default the count given to the constructor.
    */
   take(address: string, rooms: number = this.roomCount()): void {
-    if (rooms >= this.limits.maxRooms) throw new ApiError(ErrorCode.quotaExceeded, `this server holds its limit of ${this.limits.maxRooms} rooms`);
+    this.checkRooms(rooms);
     if (!this.perAddress.take(address)) throw new ApiError(ErrorCode.rateLimited, 'too many rooms created from this address; try again in a minute');
     if (!this.serverWide.take()) throw new ApiError(ErrorCode.rateLimited, `this server has created its ${this.limits.roomsPerHour} rooms for the hour; try again later`);
   }
+
+  /**
+   * Throws `quota_exceeded` when `rooms` are stored already: `maxRooms` is reached. Also given to
+   * the store, which checks again in the transaction that creates the room (`take` reads the count
+   * before), so that creations at once, through one instance or several, never pass the bound.
+   */
+  readonly checkRooms = (rooms: number): void => {
+    if (rooms >= this.limits.maxRooms) throw new ApiError(ErrorCode.quotaExceeded, `this server holds its limit of ${this.limits.maxRooms} rooms`);
+  };
 }
 
 /** The bound on a room's documents: how many, and their dump bytes (uncompressed) in all. */

@@ -46,12 +46,12 @@ export function roomRoutes(deps: AppDeps): Hono {
       // Scaled mode: the use is taken in the shared store (once across instances) before the room is
       // created in the shared directory, a separate call: a room that then fails to be stored costs one use.
       await requireRoomCreator(c, config, invitations, 'spend');
-      await scaled.shared.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+      await scaled.shared.rooms.create({ id, title, createdAt: Date.now() }, hashes, creations.checkRooms);
     } else {
       // The invitation's use is spent in the transaction that creates the room: both or neither.
       store.db.transaction(() => {
         requireRoomCreator(c, config, invitations, 'spend');
-        store.rooms.create({ id, title, createdAt: Date.now() }, hashes);
+        store.rooms.create({ id, title, createdAt: Date.now() }, hashes, creations.checkRooms);
       })();
     }
     await (await rooms.load(id)).transact((doc) => {

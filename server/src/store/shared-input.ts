@@ -272,9 +272,10 @@ export function validated(store: SharedStore): SharedStore {
     },
     rooms: {
       count: () => rooms.count(),
-      create: async (room, hashes) => {
+      create: async (room, hashes, check) => {
         checkNewRoom(room, hashes);
-        return rooms.create(room, hashes);
+        if (check !== undefined && typeof check !== 'function') throw new StoreInputError('check must be a function');
+        return rooms.create(room, hashes, check);
       },
       get: async (id) => {
         checkRoomId(id);

@@ -215,6 +215,23 @@ export function describeSharedStore(name: string, open: (clock: ContractClock) =
         expect(await store.rooms.lookupToken(hash('room2:viewer'))).toBeUndefined();
       });
 
+      it('checks a bound on the rooms with their count inside the creation, so that instances creating at once never pass it together', async () => {
+        const store = await start();
+        const other = await second();
+        await store.rooms.create({ id: 'first', title: 'first', createdAt: 1 }, hashes('first'), (n) => expect(n).toBe(0));
+        const atMostThree = (n: number) => {
+          if (n >= 3) throw new Error(`bound reached at ${n}`);
+        };
+        const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+        const settled = await Promise.allSettled(ids.map((id, i) => (i % 2 === 0 ? store : other).rooms.create({ id, title: id, createdAt: 2 }, hashes(id), atMostThree)));
+        expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+        for (const r of settled) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/bound reached at 3/);
+        expect(await other.rooms.count()).toBe(3);
+        // What was refused left no token behind.
+        const created = ids.filter((_, i) => settled[i]!.status === 'fulfilled');
+        for (const id of ids) expect(await store.rooms.lookupToken(hash(`${id}:owner`))).toEqual(created.includes(id) ? { roomId: id, role: 'owner' } : undefined);
+      });
+
       it('refuses malformed rooms and tokens with StoreInputError', async () => {
         const store = await start();
         const { viewer: _viewer, ...twoRoles } = hashes('r');
