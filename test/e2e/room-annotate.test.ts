@@ -77,6 +77,30 @@ describe('co-annotation in the browser', () => {
     }
   });
 
+  it('keeps the annotate toolbar in the window for a selection ending past it on a long line, where Alt+A reaches it', async () => {
+    const page = annotator.page;
+    // The module's first line, 269 characters, selected from its start to its end; then the view
+    // scrolls back to the line's start, as a reader does, and the selection ends far past the window.
+    await page.locator('.cm-line', { hasText: 'HloModule jit_attention, is_scheduled=true' }).first().click();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.locator('.cm-scroller').first().evaluate((el) => el.scrollTo({ left: 0 }));
+    await expect.poll(() => page.locator('.cm-scroller').first().evaluate((el) => el.scrollLeft)).toBe(0);
+    const end = await page.evaluate(() => window.getSelection()?.getRangeAt(0).getBoundingClientRect().right ?? 0);
+    const win = page.viewportSize()!;
+    expect(end).toBeGreaterThan(win.width);
+    const bubble = page.getByRole('toolbar', { name: 'Annotate' });
+    await bubble.waitFor();
+    const box = (await bubble.boundingBox())!;
+    expect({ left: box.x >= 0, right: box.x + box.width <= win.width, top: box.y >= 0, bottom: box.y + box.height <= win.height }).toEqual({ left: true, right: true, top: true, bottom: true });
+    await page.keyboard.press('Alt+A');
+    const focused = page.locator(':focus');
+    expect(await focused.getAttribute('aria-label') ?? await focused.textContent()).toBe('Fusion');
+    const f = (await focused.boundingBox())!;
+    expect(f.x >= 0 && f.x + f.width <= win.width).toBe(true);
+    await page.keyboard.press('Escape');
+  });
+
   it('lets an annotator mark a spill that owner and viewer see, reply to and resolve', async () => {
     await annotateLine(annotator.page, anchorText, 'Spill', 'the S×S scores go to HBM and back');
     for (const p of [owner, viewer, annotator]) {
