@@ -155,21 +155,33 @@ describe('live session', () => {
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bo.page.getByText('Following Ada').waitFor();
     await expect.poll(() => lineVisible(bo.page, 'L05000')).toBe(true);
-    // Ada drags up for about two seconds; Bo's view follows, drawn by its fast-scroll layer, which hides the lines under it.
-    const drag = ada.page.evaluate(async () => {
+    // Bo's view moves as a presenter's drag moves it: a scroll step every frame, drawn by the
+    // fast-scroll layer, which hides the lines under it. The steps go on until Bo's wheel arrives,
+    // so that the wheel lands while the layer shows however busy the machine is.
+    const moving = bo.page.evaluate(() => new Promise<boolean>((resolve) => {
       const s = document.querySelector('.cm-scroller') as HTMLElement;
-      for (let i = 0; i < 120; i++) {
-        await new Promise((r) => requestAnimationFrame(r));
+      const layer = s.querySelector('.cm-fast-layer') as HTMLElement;
+      let wheeled = false;
+      window.addEventListener('wheel', () => {
+        wheeled = true;
+        resolve(layer.classList.contains('cm-fast-on'));
+      }, { capture: true, once: true });
+      const step = () => {
+        if (wheeled) return;
         s.scrollTop -= 300;
-      }
-    });
+        requestAnimationFrame(step);
+      };
+      requestAnimationFrame(step);
+    }));
     const layerOn = () => bo.page.evaluate(() => document.querySelector('.cm-fast-layer')?.classList.contains('cm-fast-on') === true);
     await expect.poll(layerOn, { interval: 10 }).toBe(true);
     const box = await bo.page.locator('.cm-scroller').boundingBox();
     if (!box) throw new Error('no scroller');
     await bo.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    // Still following: the view's own steps do not end it, only the person's wheel does.
+    expect(await bo.page.getByRole('button', { name: 'Stop following' }).count()).toBe(1);
     await bo.page.mouse.wheel(0, -400);
-    await drag;
+    expect(await moving).toBe(true);
     await bo.page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
     await scrollToLine(ada.page, 5000);
     await expect.poll(() => lineVisible(ada.page, 'L05000')).toBe(true);
