@@ -9,17 +9,13 @@ import { badRequest, notFound } from '../errors';
 import { gunzipStream } from '../gunzip';
 import { ingestDocument } from '../ingest';
 import { assertUnlocked } from '../room-lock';
+import type { GzipPieces } from '../store/shared-store';
 import { StoredParts } from '../stored-parts';
 import { ingestTrace, reducersOf } from '../trace/ingest-trace';
 import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
-/** A stored gzip body read in pieces as the response is sent (`DocumentBlobs.textGzipPieces`). */
-export interface StoredPieces {
-  readonly bytes: number;
-  readonly pieces: AsyncIterable<Uint8Array>;
-}
 
 /**
  * Sets the caching headers of a content-addressed answer (ETag = `tag`: the sha256, or of a part;
@@ -37,7 +33,7 @@ export function notModified(c: Context, tag: string): Response | undefined {
 }
 
 /** Sends a stored gzip body, whole or in pieces: as it is when the client accepts gzip, else decompressed as the client reads. */
-function sendGzip(c: Context, gz: Uint8Array | StoredPieces, contentType: string): Response {
+function sendGzip(c: Context, gz: Uint8Array | GzipPieces, contentType: string): Response {
   c.header('Content-Type', contentType);
   if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
     c.header('Content-Encoding', 'gzip');
@@ -132,9 +128,9 @@ export function documentRoutes(deps: AppDeps): Hono {
     if (part === undefined) {
       const cached = notModified(c, meta.sha256);
       if (cached) return cached;
-      const gz = await documents.analysisGzip(meta.sha256);
-      if (!gz) throw notFound(NO_ANALYSIS);
-      return sendGzip(c, gz, 'application/json');
+      const body = await documents.analysisGzipPieces(meta.sha256);
+      if (!body) throw notFound(NO_ANALYSIS);
+      return sendGzip(c, body, 'application/json');
     }
     if (part !== AnalysisPart.views && part !== AnalysisPart.keys) throw badRequest(`?part= must be ${AnalysisPart.views} or ${AnalysisPart.keys}`);
     const gz = await parts.get(meta.sha256, part);

@@ -451,6 +451,10 @@ export function validated(store: SharedStore): SharedStore {
         checkSha256(sha256);
         return documents.textGzipPieces(sha256);
       },
+      analysisGzipPieces: async (sha256) => {
+        checkSha256(sha256);
+        return documents.analysisGzipPieces(sha256);
+      },
       analysisGzip: async (sha256) => {
         checkSha256(sha256);
         return documents.analysisGzip(sha256);

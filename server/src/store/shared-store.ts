@@ -51,10 +51,18 @@ export type DocumentBlobs = AsyncOf<DocumentsStore, (typeof DOCUMENT_METHODS)[nu
    * PostgreSQL, a few chunk rows at a time), with its length; undefined when it is not stored.
    * For serving a large body (a trace of gigabytes) without holding it whole.
    */
-  readonly textGzipPieces: (sha256: string) => Promise<{ readonly bytes: number; readonly pieces: AsyncIterable<Uint8Array> } | undefined>;
+  readonly textGzipPieces: (sha256: string) => Promise<GzipPieces | undefined>;
+  /** The blob's gzipped analysis in pieces, as `textGzipPieces` reads its text (for serving the whole analysis). */
+  readonly analysisGzipPieces: (sha256: string) => Promise<GzipPieces | undefined>;
 };
 
-/** Largest piece `textGzipPieces` yields: 4 MiB, the size of PostgreSQL's body chunks. */
+/** A stored gzip body read in pieces as they are consumed, with its length in bytes. */
+export interface GzipPieces {
+  readonly bytes: number;
+  readonly pieces: AsyncIterable<Uint8Array>;
+}
+
+/** Largest piece `textGzipPieces` and `analysisGzipPieces` yield: 4 MiB, the size of PostgreSQL's body chunks. */
 export const BODY_PIECE_BYTES = 4 * 1024 * 1024;
 
 /** The methods of the embedded `TraceStore` the shared store serves. */

@@ -6,7 +6,7 @@ import { openStore, type Store } from './index';
 import { validated } from './shared-input';
 import { DrillStore } from '../teaching/drill-store';
 import { InvitationsStore } from './invitations-store';
-import { BODY_PIECE_BYTES, DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, RUNNER_TOKEN_METHODS, TRACE_METHODS, type AsyncOf, type SharedStore } from './shared-store';
+import { BODY_PIECE_BYTES, DOCUMENT_METHODS, DRILL_METHODS, HISTORY_METHODS, INVITATION_METHODS, RUNNER_TOKEN_METHODS, TRACE_METHODS, type AsyncOf, type GzipPieces, type SharedStore } from './shared-store';
 import { StoreUnavailableError } from './store-errors';
 
 /**
@@ -39,7 +39,7 @@ function asyncOf<T extends object, K extends keyof T>(target: T, name: string, k
 }
 
 /** A body SQLite returns whole, handed out in `BODY_PIECE_BYTES` pieces (views of it, no copy). */
-function pieces(whole: Buffer | undefined): { bytes: number; pieces: AsyncIterable<Uint8Array> } | undefined {
+function pieces(whole: Buffer | undefined): GzipPieces | undefined {
   if (!whole) return undefined;
   return {
     bytes: whole.length,
@@ -55,7 +55,8 @@ function pieces(whole: Buffer | undefined): { bytes: number; pieces: AsyncIterab
  */
 export function sqliteContent(store: Store): Pick<SharedStore, 'documents' | 'traces'> {
   return {
-    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)) },
+    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)),
+      analysisGzipPieces: async (sha256) => pieces(store.documents.analysisGzip(sha256)) },
     traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
   };
 }

@@ -111,6 +111,14 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
         expect(pieces.map((p) => p.length)).toEqual([BODY_PIECE_BYTES, BODY_PIECE_BYTES, blob.gzip.length - 2 * BODY_PIECE_BYTES]);
         expect(Buffer.concat(pieces).equals(blob.gzip)).toBe(true);
         expect(await store.documents.textGzipPieces(sha256('never stored'))).toBeUndefined();
+        // The analysis is read in pieces the same way (the whole analysis is served from them).
+        const analysis = await store.documents.analysisGzipPieces(meta.sha256);
+        expect(analysis?.bytes).toBe(blob.analysisGzip.length);
+        const parts: Uint8Array[] = [];
+        for await (const piece of analysis!.pieces) parts.push(piece);
+        expect(parts.map((p) => p.length)).toEqual([BODY_PIECE_BYTES, blob.analysisGzip.length - BODY_PIECE_BYTES]);
+        expect(Buffer.concat(parts).equals(blob.analysisGzip)).toBe(true);
+        expect(await store.documents.analysisGzipPieces(sha256('never stored'))).toBeUndefined();
       });
 
       it('lists an imported folder all or nothing: module refs without pass dumps, files by path, and moves a path', async () => {
@@ -224,6 +232,7 @@ export function describeContentStores(name: string, open: (clock: ContractClock)
           () => store.documents.analysisPartGzip(meta.sha256, 'all' as never),
           () => store.documents.textGzip('g'.repeat(64)),
           () => store.documents.textGzipPieces('../blobs'),
+          () => store.documents.analysisGzipPieces('../blobs'),
           () => store.documents.putAnalysisParts(meta.sha256, { views: huge, keys: gz('{}') }),
           () => store.documents.add('r', meta, { ...blob, parts: { views: huge, keys: gz('{}') } }),
         ];

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ANALYSIS_PARTS_VERSION, type AnalysisPart } from '@seam/shared/ir';
 import type { DocumentMeta } from '@seam/shared/model';
 import { COLUMNS, moduleOf, rowOf, toMeta, type DocumentRow, type DocumentUsage, type StoredBlob } from '../documents-store';
-import { BODY_PIECE_BYTES, type DocumentBlobs } from '../shared-store';
+import { BODY_PIECE_BYTES, type DocumentBlobs, type GzipPieces } from '../shared-store';
 import { bytea, placeholders, query, transaction, type Queryable } from './pool';
 
 /** A blob's bodies in `blob_chunks.body`. */
@@ -36,6 +36,24 @@ async function writeBody(c: pg.PoolClient, sha256: string, body: Body, bytes: Ui
 async function readBody(db: Queryable, operation: string, sha256: string, body: Body): Promise<Buffer | undefined> {
   const rows = (await query<{ data: Buffer }>(db, operation, 'SELECT data FROM blob_chunks WHERE sha256 = $1 AND body = $2 ORDER BY seq', [sha256, body])).rows;
   return rows.length === 0 ? undefined : rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((r) => r.data));
+}
+
+/** A body's length column in `blobs`. */
+const BYTES_COLUMN: Readonly<Record<Body, string>> = { [Body.text]: 'gzip_bytes', [Body.analysis]: 'analysis_bytes' };
+
+/** A body read `CHUNKS_PER_READ` chunk rows at a time as its pieces are consumed; undefined when its blob is not stored. */
+async function bodyPieces(pool: pg.Pool, operation: string, sha256: string, body: Body): Promise<GzipPieces | undefined> {
+  const blob = (await query<{ bytes: number }>(pool, operation, `SELECT ${BYTES_COLUMN[body]} AS bytes FROM blobs WHERE sha256 = $1`, [sha256])).rows[0];
+  if (!blob) return undefined;
+  const pieces = async function* () {
+    for (let seq = 0; ; seq += CHUNKS_PER_READ) {
+      const rows = (await query<{ data: Buffer }>(pool, operation,
+        'SELECT data FROM blob_chunks WHERE sha256 = $1 AND body = $2 AND seq >= $3 AND seq < $4 ORDER BY seq', [sha256, body, seq, seq + CHUNKS_PER_READ])).rows;
+      for (const r of rows) yield r.data;
+      if (rows.length < CHUNKS_PER_READ) return;
+    }
+  };
+  return { bytes: Number(blob.bytes), pieces: pieces() };
 }
 
 async function writeParts(c: pg.PoolClient, sha256: string, parts: Readonly<Record<AnalysisPart, Uint8Array>>): Promise<void> {
@@ -127,20 +145,9 @@ export function postgresDocuments(pool: pg.Pool): DocumentBlobs {
       return r && toMeta(r);
     },
     textGzip: (sha256) => readBody(pool, 'documents.textGzip', sha256, Body.text),
-    textGzipPieces: async (sha256) => {
-      const blob = await one<{ gzip_bytes: number }>('documents.textGzipPieces', 'SELECT gzip_bytes FROM blobs WHERE sha256 = $1', [sha256]);
-      if (!blob) return undefined;
-      const pieces = async function* () {
-        for (let seq = 0; ; seq += CHUNKS_PER_READ) {
-          const rows = (await query<{ data: Buffer }>(pool, 'documents.textGzipPieces',
-            'SELECT data FROM blob_chunks WHERE sha256 = $1 AND body = $2 AND seq >= $3 AND seq < $4 ORDER BY seq', [sha256, Body.text, seq, seq + CHUNKS_PER_READ])).rows;
-          for (const r of rows) yield r.data;
-          if (rows.length < CHUNKS_PER_READ) return;
-        }
-      };
-      return { bytes: blob.gzip_bytes, pieces: pieces() };
-    },
+    textGzipPieces: (sha256) => bodyPieces(pool, 'documents.textGzipPieces', sha256, Body.text),
     analysisGzip: (sha256) => readBody(pool, 'documents.analysisGzip', sha256, Body.analysis),
+    analysisGzipPieces: (sha256) => bodyPieces(pool, 'documents.analysisGzipPieces', sha256, Body.analysis),
     analysisPartGzip: async (sha256, part) =>
       (await one<{ gzip: Buffer }>('documents.analysisPartGzip', 'SELECT gzip FROM analysis_parts WHERE sha256 = $1 AND part = $2 AND version = $3', [sha256, part, ANALYSIS_PARTS_VERSION]))?.gzip,
     putAnalysisParts: (sha256, parts) => transaction(pool, 'documents.putAnalysisParts', (c) => writeParts(c, sha256, parts)),
