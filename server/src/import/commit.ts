@@ -4,7 +4,7 @@ import { MAX_TITLE, RoomKey, layerGroups, type DocumentMeta, type ImportFile, ty
 import { gunzipAsync } from '../gunzip';
 import { prepareDocument, type IngestDeps } from '../ingest';
 import { ApiError, ErrorCode } from '../errors';
-import { assertRoomDocumentQuota, checkDocumentQuota } from '../room-quotas';
+import { checkDocumentQuota } from '../room-quotas';
 import type { DocumentUsage } from '../store/documents-store';
 import type { StagedBlobs } from '../store/staged-blobs';
 import { ingestTrace } from '../trace/ingest-trace';
@@ -117,21 +117,16 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
   }
   const adding = texts.length + traces.length;
   const newBytes = [...texts.map((p) => p.path), ...traces].reduce((n, path) => n + byPath.get(path)!.bytes, 0);
-  const checkCount = (used: { readonly documents: number }) => {
+  // Checked before anything is read, and again inside the transaction that lists the documents (in
+  // PostgreSQL with the room's row locked), so two imports at once, through one instance or two,
+  // cannot both pass.
+  const checkQuota = (used: DocumentUsage) => {
     if (used.documents + adding > limits.documentsPerRoom) {
       throw new ApiError(ErrorCode.quotaExceeded, `this import adds ${adding} documents to a room holding ${used.documents} of its ${limits.documentsPerRoom} (SEAM_DOCUMENTS_PER_ROOM)`);
     }
-  };
-  const assertQuota = async () => {
-    checkCount(await deps.content.documents.usage(roomId));
-    await assertRoomDocumentQuota(deps.content.documents, limits, roomId, newBytes);
-  };
-  // Checked again inside the transaction that lists the documents (in PostgreSQL with the room's
-  // row locked), so two imports at once, through one instance or two, cannot both pass.
-  const checkInside = (used: DocumentUsage) => {
-    checkCount(used);
     checkDocumentQuota(used, limits, newBytes);
   };
+  const assertQuota = async () => checkQuota(await deps.content.documents.usage(roomId));
   if (adding > 0) await assertQuota();
 
   const bytesOf = async (sha256: string): Promise<Buffer> => {
@@ -182,7 +177,7 @@ export async function commitImport(deps: ImportDeps, roomId: string, input: read
       await deps.content.documents.setPath(roomId, meta.id, path, meta.sha256 === f.sha256 ? undefined : f.sha256);
     }
     if (metas.length > 0) await assertQuota();
-    await deps.content.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), (used) => { if (metas.length > 0) checkInside(used); });
+    await deps.content.documents.addAll(roomId, metas.map((meta) => ({ meta, path: pathOf.get(meta.id) })), (used) => { if (metas.length > 0) checkQuota(used); });
     if (metas.length > 0) await (await deps.rooms.load(roomId)).transact((doc) => { for (const m of metas) doc.getMap(RoomKey.documents).set(m.id, { ...m }); });
   } catch (err) {
     await undo();

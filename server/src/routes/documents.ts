@@ -16,7 +16,6 @@ import { limitBody, readJson } from './validate';
 
 const WRITERS = ['owner', 'annotator'] as const;
 
-
 /**
  * Sets the caching headers of a content-addressed answer (ETag = `tag`: the sha256, or of a part;
  * immutable) and answers 304 when the request already holds it, before anything is read.

@@ -129,9 +129,9 @@ export class DocumentsStore {
    * transaction, after `check` passes inside it with the room's usage as it is there (a quota,
    * exact however many add at once).
    */
-  add(roomId: string, meta: DocumentMeta, blob: StoredBlob | undefined, check: UsageCheck = () => undefined): void {
+  add(roomId: string, meta: DocumentMeta, blob: StoredBlob | undefined, check?: UsageCheck): void {
     this.db.transaction(() => {
-      check(this.usage(roomId));
+      check?.(this.usage(roomId));
       if (blob && this.insertBlob.run(meta.sha256, meta.bytes, blob.gzip, blob.analysisGzip).changes > 0 && blob.parts) this.writeParts(meta.sha256, blob.parts);
       this.insertDoc.run(roomId, ...rowOf(meta));
     })();
@@ -149,9 +149,9 @@ export class DocumentsStore {
    * `check` passes inside it with the room's usage as it is there. `path` is the imported file a
    * document outside a module group came from.
    */
-  addAll(roomId: string, docs: readonly { readonly meta: DocumentMeta; readonly path?: string | undefined }[], check: UsageCheck = () => undefined): void {
+  addAll(roomId: string, docs: readonly { readonly meta: DocumentMeta; readonly path?: string | undefined }[], check?: UsageCheck): void {
     this.db.transaction(() => {
-      check(this.usage(roomId));
+      check?.(this.usage(roomId));
       for (const { meta, path } of docs) this.insertDoc.run(roomId, ...rowOf(meta, path));
     })();
   }

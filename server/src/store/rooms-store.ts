@@ -36,9 +36,9 @@ export class RoomsStore {
    * Creates a room with one token hash per role, atomically, after `check` passes inside the
    * transaction with the number of rooms there (a bound, exact however many create at once).
    */
-  create(room: RoomRow, hashes: Readonly<Record<Role, Buffer>>, check: (rooms: number) => void = () => undefined): void {
+  create(room: RoomRow, hashes: Readonly<Record<Role, Buffer>>, check?: (rooms: number) => void): void {
     this.db.transaction(() => {
-      check(this.count());
+      check?.(this.count());
       this.insertRoom.run(room.id, room.title, room.createdAt);
       for (const [role, hash] of Object.entries(hashes)) this.insertToken.run(room.id, role, hash);
     })();

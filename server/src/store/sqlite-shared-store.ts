@@ -55,8 +55,11 @@ function pieces(whole: Buffer | undefined): GzipPieces | undefined {
  */
 export function sqliteContent(store: Store): Pick<SharedStore, 'documents' | 'traces'> {
   return {
-    documents: { ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS), textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)),
-      analysisGzipPieces: async (sha256) => pieces(store.documents.analysisGzip(sha256)) },
+    documents: {
+      ...asyncOf(store.documents, 'documents', DOCUMENT_METHODS),
+      textGzipPieces: async (sha256) => pieces(store.documents.textGzip(sha256)),
+      analysisGzipPieces: async (sha256) => pieces(store.documents.analysisGzip(sha256)),
+    },
     traces: asyncOf(store.traces, 'traces', TRACE_METHODS),
   };
 }
