@@ -1,6 +1,9 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
+/** What the system and browser test projects share: real servers take seconds to start and to answer. */
+const SERVER_TESTS = { root: 'test', testTimeout: 180_000, hookTimeout: 120_000, expect: { poll: { timeout: 10_000 } } };
+
 /** The web build (root `web/`, output `web/dist`) and the test projects of every workspace. */
 export default defineConfig({
   root: 'web',
@@ -20,8 +23,8 @@ export default defineConfig({
       { extends: false, test: { name: 'server', root: 'server', include: ['src/**/*.test.ts'], testTimeout: 30_000 } },
       { extends: false, test: { name: 'runners', root: 'runners', include: ['src/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
       { extends: false, test: { name: 'web', root: 'web', include: ['src/**/*.test.ts'] } },
-      { extends: false, test: { name: 'system', root: 'test', include: ['system/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 120_000, expect: { poll: { timeout: 10_000 } } } },
-      { extends: false, test: { name: 'e2e', root: 'test', include: ['e2e/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 120_000, fileParallelism: false, sequence: { groupOrder: 1 }, expect: { poll: { timeout: 10_000 } } } },
+      { extends: false, test: { ...SERVER_TESTS, name: 'system', include: ['system/**/*.test.ts'] } },
+      { extends: false, test: { ...SERVER_TESTS, name: 'e2e', include: ['e2e/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } } },
       // The attack suite runs alone, after every other project: its /healthz bounds measure the
       // server under attack, not under the other suites' load on the same cores.
       { extends: false, test: { name: 'security', root: 'test', include: ['security/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 300_000, fileParallelism: false, sequence: { groupOrder: 2 } } },

@@ -47,11 +47,11 @@ describe('presence across a reconnect', () => {
     // restarted server or a failed-over instance does: closed, then reconnected by the provider.
     await bo.context.addInitScript(() => {
       const Native = window.WebSocket;
-      const open: WebSocket[] = ((window as unknown as { seamSockets: WebSocket[] }).seamSockets = []);
+      const sockets: WebSocket[] = ((window as unknown as { seamSockets: WebSocket[] }).seamSockets = []);
       window.WebSocket = class extends Native {
         constructor(url: string | URL, protocols?: string | string[]) {
           super(url, protocols);
-          open.push(this);
+          sockets.push(this);
         }
       };
     });
